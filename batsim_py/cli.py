@@ -1,0 +1,228 @@
+"""The `batsim-py` command: Batsim 4's flags, plus `--scheduler` and `--timing`.
+
+Every flag is declared once in `FLAGS`; the parser and `--help` come from that table. Errors of
+any layer are printed on one line (no traceback) and give a non-zero exit code; outputs
+simulated before an error are still written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from batsim_py import __version__
+from batsim_py.errors import BatsimPyError, NotSupportedError, UsageError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+@dataclass(frozen=True)
+class Flag:
+    names: tuple[str, ...]
+    help: str
+    kind: str = "flag"  # "flag" (store_true), "value", "list" (repeatable), "int"
+    default: Any = None
+    metavar: str | None = None
+    supported: bool = True  # False: accepted by Batsim, refused here with a clear message
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag(("-p", "--platform"), "SimGrid platform XML file (required)", "value", None, "FILE"),
+    Flag(("-w", "--workload"), "Batsim JSON workload; repeat for several (named w0, w1, ...)",
+         "list", None, "FILE"),
+    Flag(("-e", "--export"), "output prefix: files PREFIX_jobs.csv, ... (default outputs/out)",
+         "value", "outputs/out", "PREFIX"),
+    Flag(("--scheduler",), "run an in-process scheduler instead of connecting to -s "
+         "(fcfs, easy, ...; see --list-schedulers)", "value", None, "NAME"),
+    Flag(("--list-schedulers",), "print the in-process schedulers and exit"),
+    Flag(("--timing",), "batsim: reproduce Batsim's internal message delays (default); "
+         "ideal: decisions and completions take effect at their own times",
+         "value", "batsim", "MODE"),
+    Flag(("-m", "--master-host"), "name of the master host (default master_host)", "value",
+         "master_host", "NAME"),
+    Flag(("-r", "--add-role-to-hosts"), "HOSTS:ROLE, HOSTS comma-separated; repeatable",
+         "list", None, "HOSTS:ROLE"),
+    Flag(("--mmax",), "use only the first N compute machines (0: all)", "int", 0, "N"),
+    Flag(("--mmax-workload",), "use only as many compute machines as the largest nb_res of "
+         "the workloads"),
+    Flag(("-s", "--socket-endpoint"), "ZeroMQ endpoint of an external scheduler "
+         "(default tcp://localhost:28000)", "value", "tcp://localhost:28000", "ENDPOINT"),
+    Flag(("--enable-compute-sharing",), "allow several jobs on one compute machine"),
+    Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
+    Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
+    Flag(("--disable-machine-state-tracing",), "do not write PREFIX_machine_states.csv"),
+    Flag(("--disable-schedule-tracing",), "no Pajé trace (batsim-py never writes one)"),
+    Flag(("--sched-cfg",), "string forwarded to the scheduler as config.sched-config",
+         "value", None, "STR"),
+    Flag(("--sched-cfg-file",), "file whose content is forwarded as config.sched-config",
+         "value", None, "FILE"),
+    Flag(("-v", "--verbosity"), "quiet, network-only, information (default) or debug",
+         "value", "information", "LEVEL"),
+    Flag(("-q", "--quiet"), "same as --verbosity quiet"),
+    Flag(("--dump-execution-context",), "print the execution context as JSON and exit"),
+    Flag(("--version",), "print the version and exit"),
+    Flag(("-E", "--energy"), "energy model and energy outputs", supported=False),
+    Flag(("--events",), "external events file (JSON lines); repeatable", "list", None, "FILE",
+         supported=False),
+    Flag(("-W", "--workflow"), "DAX workflow file; repeatable", "list", None, "FILE",
+         supported=False),
+    Flag(("--enable-dynamic-jobs",), "allow REGISTER_JOB / REGISTER_PROFILE", supported=False),
+    Flag(("--acknowledge-dynamic-jobs",), "answer REGISTER_JOB with JOB_SUBMITTED",
+         supported=False),
+    Flag(("--enable-profile-reuse",), "keep profiles of finished dynamic jobs", supported=False),
+    Flag(("--forward-unknown-events",), "forward unknown external events", supported=False),
+    Flag(("--enable-redis",), "job descriptions through Redis", supported=False),
+    Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="batsim-py",
+        description="Batsim-compatible HPC scheduling simulator. Subcommands: "
+        "'batsim-py compare A B' compares two output prefixes or folders.",
+        allow_abbrev=False,
+    )
+    for flag in FLAGS:
+        help_text = flag.help if flag.supported else flag.help + " [not yet supported]"
+        kwargs: dict[str, Any] = {"help": help_text}
+        if flag.kind == "flag":
+            kwargs["action"] = "store_true"
+        elif flag.kind == "list":
+            kwargs.update(action="append", default=[], metavar=flag.metavar)
+        else:
+            kwargs.update(default=flag.default, metavar=flag.metavar)
+            if flag.kind == "int":
+                kwargs["type"] = int
+        parser.add_argument(*flag.names, **kwargs)
+    return parser
+
+
+def _dest(flag: Flag) -> str:
+    return flag.names[-1].lstrip("-").replace("-", "_")
+
+
+def _reject_unsupported(args: argparse.Namespace) -> None:
+    for flag in FLAGS:
+        if not flag.supported and getattr(args, _dest(flag)):
+            raise NotSupportedError(
+                f"option {flag.names[-1]} is not yet supported by batsim-py "
+                "(planned; run without it)"
+            )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "compare":
+        from batsim_py.output.compare import main as compare_main
+
+        return compare_main(argv[1:])
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse already printed the usage line
+        return EXIT_USAGE if exc.code else 0
+    level = logging.WARNING if args.quiet or args.verbosity == "quiet" else (
+        logging.DEBUG if args.verbosity == "debug" else logging.INFO)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return _run(args)
+    except BatsimPyError as exc:
+        print(f"batsim-py: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("batsim-py: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    from batsim_py.schedulers import SCHEDULERS
+
+    if args.version:
+        print(__version__)
+        return 0
+    if args.list_schedulers:
+        for name in sorted(SCHEDULERS):
+            print(name)
+        return 0
+    if args.dump_execution_context:
+        import json
+
+        print(json.dumps({
+            "socket_endpoint": args.socket_endpoint, "redis_enabled": False,
+            "redis_hostname": "127.0.0.1", "redis_port": 6379, "redis_prefix": "default",
+            "export_prefix": args.export, "external_scheduler": True,
+        }, separators=(",", ":")))
+        return 0
+    _reject_unsupported(args)
+    if not args.platform:
+        raise UsageError("the platform is required: -p/--platform FILE")
+    if args.timing not in ("batsim", "ideal"):
+        raise UsageError(f"--timing must be 'batsim' or 'ideal', not '{args.timing}'")
+    if args.verbosity not in ("quiet", "network-only", "information", "debug"):
+        raise UsageError(
+            f"--verbosity must be quiet, network-only, information or debug, not "
+            f"'{args.verbosity}'"
+        )
+    if args.sched_cfg is not None and args.sched_cfg_file is not None:
+        raise UsageError("--sched-cfg and --sched-cfg-file are mutually exclusive")
+    sched_cfg = args.sched_cfg or ""
+    if args.sched_cfg_file is not None:
+        try:
+            with open(args.sched_cfg_file, encoding="utf-8") as f:
+                sched_cfg = f.read()
+        except OSError as exc:
+            raise UsageError(
+                f"--sched-cfg-file {args.sched_cfg_file}: cannot read it ({exc.strerror})"
+            ) from None
+    roles = []
+    for item in args.add_role_to_hosts:
+        hosts, sep, role = item.partition(":")
+        if not sep or ":" in role or not hosts:
+            raise UsageError(f"--add-role-to-hosts '{item}': expected HOST[,HOST...]:ROLE")
+        roles.append((tuple(hosts.split(",")), role))
+
+    from batsim_py.decision.inprocess import InProcess
+    from batsim_py.run import RunSpec, run_simulation
+    from batsim_py.schedulers import get_scheduler
+    from batsim_py.sim.options import Options
+
+    if args.scheduler is None:
+        raise NotSupportedError(
+            "external schedulers over ZeroMQ (-s) are not yet supported by batsim-py; "
+            f"use an in-process scheduler: --scheduler {{{','.join(sorted(SCHEDULERS))}}}"
+        )
+    decision = InProcess(get_scheduler(args.scheduler))
+    options = Options(
+        export_prefix=args.export,
+        timing=args.timing,
+        allow_compute_sharing=args.enable_compute_sharing,
+        allow_storage_sharing=not args.disable_storage_sharing,
+        forward_profiles_on_submission=args.forward_profiles_on_submission,
+        sched_config=sched_cfg,
+        machine_state_tracing=not args.disable_machine_state_tracing,
+    )
+    spec = RunSpec(
+        platform=args.platform,
+        workloads=args.workload,
+        options=options,
+        master_host=args.master_host,
+        extra_roles=roles,
+        mmax=args.mmax,
+        mmax_workload=args.mmax_workload,
+    )
+    if args.mmax < 0:
+        raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
+    sim = run_simulation(spec, decision)
+    logging.getLogger("batsim_py").info(
+        "simulation ended at t=%f: %d jobs", sim.env.now, len(sim.job_rows)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Typed decisions a decision process returns to the engine (scheduler -> Batsim direction).
+
+Every decision carries the simulated time at which the scheduler took it; a `Reply` also carries
+the scheduler's `now` (a `now` above the request's means the scheduler took that long).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True, slots=True)
+class ExecuteJob:
+    timestamp: float
+    job_id: str
+    alloc: tuple[int, ...]  # sorted unique machine ids
+    mapping: tuple[int, ...] | None = None  # executor i -> index into alloc
+    storage_mapping: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RejectJob:
+    timestamp: float
+    job_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class KillJob:
+    timestamp: float
+    job_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CallMeLater:
+    timestamp: float
+    at: float  # the requested wake-up time (the JSON field "timestamp" of its data)
+
+
+@dataclass(frozen=True, slots=True)
+class SetResourceState:
+    timestamp: float
+    resources: tuple[int, ...]
+    state: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetJobMetadata:
+    timestamp: float
+    job_id: str
+    metadata: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeJobState:
+    timestamp: float
+    job_id: str
+    job_state: str
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterJob:
+    timestamp: float
+    job_id: str
+    job: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterProfile:
+    timestamp: float
+    workload_name: str
+    profile_name: str
+    profile: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class NotifyDecision:
+    timestamp: float
+    type: str  # "registration_finished" | "continue_registration"
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    timestamp: float
+    requests: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToJobMsg:
+    timestamp: float
+    job_id: str
+    msg: str
+
+
+Decision = Union[
+    ExecuteJob,
+    RejectJob,
+    KillJob,
+    CallMeLater,
+    SetResourceState,
+    SetJobMetadata,
+    ChangeJobState,
+    RegisterJob,
+    RegisterProfile,
+    NotifyDecision,
+    Query,
+    ToJobMsg,
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    now: float
+    decisions: tuple[Decision, ...] = field(default_factory=tuple)

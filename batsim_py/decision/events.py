@@ -1,0 +1,129 @@
+"""Typed events the engine hands to a decision process (Batsim -> scheduler direction).
+
+Transport-free: the ZeroMQ peer turns them into Batsim JSON in `protocol/`, in-process
+schedulers read them directly. Field names follow the Batsim protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from batsim_py.workload.model import Job, Profile
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    id: int
+    name: str
+    state: str
+    properties: Mapping[str, str]
+    zone_properties: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationBegins:
+    timestamp: float
+    nb_resources: int
+    nb_compute_resources: int
+    nb_storage_resources: int
+    allow_compute_sharing: bool
+    allow_storage_sharing: bool
+    config: Mapping[str, Any]
+    compute_resources: tuple[Resource, ...]
+    storage_resources: tuple[Resource, ...]
+    workloads: Mapping[str, str]
+    profiles: Mapping[str, Mapping[str, Profile]]
+
+
+@dataclass(frozen=True, slots=True)
+class JobSubmitted:
+    timestamp: float
+    job: Job
+    profile: Profile | None = None  # with --forward-profiles-on-submission
+
+    @property
+    def job_id(self) -> str:
+        return self.job.id
+
+
+@dataclass(frozen=True, slots=True)
+class JobCompleted:
+    timestamp: float
+    job_id: str
+    job_state: str
+    return_code: int
+    alloc: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressNode:
+    """Progress of a killed job's profile: a leaf has `progress`, a sequence the current task."""
+
+    profile_name: str
+    progress: float | None = None
+    current_task_index: int | None = None
+    current_task: ProgressNode | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JobKilled:
+    timestamp: float
+    job_ids: tuple[str, ...]
+    job_progress: Mapping[str, ProgressNode] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceStateChanged:
+    timestamp: float
+    resources: tuple[int, ...]
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class RequestedCall:
+    timestamp: float
+
+
+@dataclass(frozen=True, slots=True)
+class Notify:
+    """NOTIFY events: `no_more_static_job_to_submit`, `no_more_external_event_to_occur`,
+    `event_machine_(un)available` (with resources) and generic external events (with data)."""
+
+    timestamp: float
+    type: str
+    resources: tuple[int, ...] | None = None
+    data: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    timestamp: float
+    consumed_energy: float
+
+
+@dataclass(frozen=True, slots=True)
+class FromJobMsg:
+    timestamp: float
+    job_id: str
+    msg: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationEnds:
+    timestamp: float
+
+
+Event = Union[
+    SimulationBegins,
+    JobSubmitted,
+    JobCompleted,
+    JobKilled,
+    ResourceStateChanged,
+    RequestedCall,
+    Notify,
+    Answer,
+    FromJobMsg,
+    SimulationEnds,
+]

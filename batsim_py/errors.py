@@ -1,0 +1,33 @@
+"""One exception type per layer, each carrying a message a user can act on.
+
+The CLI prints these messages on one line without a traceback and exits non-zero; anything
+else escaping is a bug in batsim-py.
+"""
+
+
+class BatsimPyError(Exception):
+    """Base of every user-facing error."""
+
+
+class PlatformError(BatsimPyError):
+    """The platform file is missing, malformed or inconsistent."""
+
+
+class WorkloadError(BatsimPyError):
+    """A workload file is missing, malformed or inconsistent."""
+
+
+class ProtocolError(BatsimPyError):
+    """A message on the wire is malformed."""
+
+
+class SchedulerError(BatsimPyError):
+    """The scheduler took an invalid decision or disappeared."""
+
+
+class UsageError(BatsimPyError):
+    """The command line is inconsistent."""
+
+
+class NotSupportedError(BatsimPyError):
+    """A feature of Batsim that batsim-py does not implement yet."""

@@ -1,0 +1,43 @@
+"""Batsim interval sets: the text form `"0-3 7"` of a set of machine ids.
+
+Batsim accepts tokens `a` or `a-b` separated by spaces (runs of spaces compressed) and always
+prints the canonical form: sorted, merged, space-separated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def parse(text: str) -> tuple[int, ...]:
+    """Parse an interval set into sorted unique ids; ValueError says what is wrong."""
+    ids: set[int] = set()
+    for token in text.split():
+        lo, sep, hi = token.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            raise ValueError(f"'{token}' is not an integer or a range a-b") from None
+        if a < 0 or b < a:
+            raise ValueError(f"'{token}' is not a valid range (need 0 <= a <= b)")
+        ids.update(range(a, b + 1))
+    if not ids:
+        raise ValueError("the interval set is empty")
+    return tuple(sorted(ids))
+
+
+def format(ids: Iterable[int]) -> str:  # noqa: A001 - mirrors parse()
+    """Canonical text of a set of ids: `0-3 7`."""
+    parts: list[str] = []
+    start = prev = None
+    for i in sorted(set(ids)):
+        if prev is not None and i == prev + 1:
+            prev = i
+            continue
+        if start is not None:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = i
+    if start is not None:
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+    return " ".join(parts)

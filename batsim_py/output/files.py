@@ -1,0 +1,50 @@
+"""Writes every output file of a simulation under one prefix (`PREFIX_jobs.csv`, ...).
+
+Called in a `finally`: a run stopped by a scheduler error still leaves what it simulated.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from batsim_py.output import jobs_csv, machine_states_csv
+from batsim_py.output.schedule_csv import format_schedule
+
+
+def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
+    """Write the files; return their paths."""
+    folder = os.path.dirname(prefix)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    written = []
+
+    def write(suffix: str, text: str) -> None:
+        path = f"{prefix}_{suffix}"
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        written.append(path)
+
+    rows = sim.job_rows
+    write("jobs.csv", jobs_csv.HEADER + "\n" + "".join(r + "\n" for r in rows))
+    ms = sim.machine_states
+    write(
+        "schedule.csv",
+        format_schedule(
+            rows=sim.job_stats,
+            nb_machines=len(sim.machines),
+            time_in_state=ms.time_in,
+            consumed_joules=0.0,
+            nb_grouped_switches=0,
+            nb_machine_switches=0,
+            scheduling_time=sim.scheduling_time,
+            simulation_time=simulation_time,
+            version=sim.options.version,
+        ),
+    )
+    if sim.options.machine_state_tracing:
+        write(
+            "machine_states.csv",
+            machine_states_csv.HEADER + "\n" + "".join(r + "\n" for r in ms.rows),
+        )
+    return written

@@ -1,0 +1,54 @@
+"""One simulation from files to outputs: what `batsim-py -p ... -w ...` does after parsing."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from batsim_py.decision.interface import DecisionProcess
+from batsim_py.output.files import write_outputs
+from batsim_py.platform.machines import build_machines
+from batsim_py.platform.reader import load_platform
+from batsim_py.sim.options import Options
+from batsim_py.sim.simulation import Simulation
+from batsim_py.workload.reader import load_workload
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunSpec:
+    platform: str
+    workloads: Sequence[str]
+    options: Options = field(default_factory=Options)
+    master_host: str = "master_host"
+    extra_roles: Sequence[tuple[Sequence[str], str]] = ()
+    mmax: int = 0
+    mmax_workload: bool = False
+
+
+def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
+    """Load inputs, simulate, write outputs (also after an error), return the simulation."""
+    t0 = time.perf_counter()
+    platform = load_platform(spec.platform)
+    workloads = [load_workload(path, f"w{i}") for i, path in enumerate(spec.workloads)]
+    machines = build_machines(
+        platform,
+        master_host=spec.master_host,
+        extra_roles=spec.extra_roles,
+        mmax=spec.mmax,
+        mmax_workload=max((w.nb_res for w in workloads), default=None)
+        if spec.mmax_workload
+        else None,
+    )
+    sim = Simulation(platform, machines, workloads, decision, spec.options)
+    try:
+        sim.run()
+    finally:
+        decision.close()
+        paths = write_outputs(sim, spec.options.export_prefix, time.perf_counter() - t0)
+        log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
+    return sim

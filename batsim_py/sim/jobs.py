@@ -1,0 +1,135 @@
+"""A job's life once the scheduler started it: its profile runs on its allocation, the walltime
+races it, and a kill can stop it with a progress report.
+
+One generator per running job, reading like Batsim's job executor: execute the profile (a
+sequence shares one remaining-walltime counter), then release the machines and tell the server.
+Return codes follow Batsim: 0 success, >0 the profile's `ret`, -1 walltime reached (or killed
+while sleeping), -2 killed while a parallel task was running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from typing import Any
+
+from simpy.events import Event
+from simpy.exceptions import Interrupt
+
+from batsim_py.decision.events import ProgressNode
+from batsim_py.errors import NotSupportedError
+from batsim_py.workload.model import ComposedProfile, DelayProfile, Job, Profile
+
+STATE_OF_RETURN_CODE = {0: "COMPLETED_SUCCESSFULLY", -1: "COMPLETED_WALLTIME_REACHED",
+                        -2: "COMPLETED_KILLED"}
+
+
+def final_state(return_code: int) -> str:
+    if return_code > 0:
+        return "COMPLETED_FAILED"
+    return STATE_OF_RETURN_CODE[return_code]
+
+
+class JobRun:
+    """Mutable record of one job in the simulation (the static facts are in `job`)."""
+
+    __slots__ = (
+        "job", "profile", "state", "starting_time", "runtime", "alloc", "mapping",
+        "return_code", "metadata", "process", "kill_requested", "frames", "host",
+    )
+
+    def __init__(self, job: Job, profile: Profile) -> None:
+        self.job = job
+        self.profile = profile
+        self.state = "SUBMITTED"
+        self.starting_time = -1.0
+        self.runtime = -1.0
+        self.alloc: tuple[int, ...] = ()
+        self.mapping: tuple[int, ...] | None = None
+        self.return_code = -1
+        self.metadata = ""
+        self.process: Any = None
+        self.kill_requested = False
+        # Execution stack for progress reports: [profile, leaf start or task index] per level.
+        self.frames: list[list[Any]] = []
+        self.host = ""
+
+    def progress(self, now: float) -> ProgressNode:
+        """Batsim's progress tree of the running profile (JOB_KILLED `job_progress`)."""
+        return _progress(self.frames, 0, now)
+
+
+def _progress(frames: list[list[Any]], level: int, now: float) -> ProgressNode:
+    profile, info = frames[level]
+    if isinstance(profile, ComposedProfile):
+        if level + 1 >= len(frames):
+            return ProgressNode(profile_name=profile.name, current_task_index=info)
+        return ProgressNode(
+            profile_name=profile.name,
+            current_task_index=info,
+            current_task=_progress(frames, level + 1, now),
+        )
+    if isinstance(profile, DelayProfile):
+        return ProgressNode(profile_name=profile.name, progress=(now - info) / profile.delay)
+    return ProgressNode(profile_name=profile.name, progress=0.0)
+
+
+class Walltime:
+    """The remaining walltime shared by every task of a job (-1: none)."""
+
+    __slots__ = ("remaining",)
+
+    def __init__(self, walltime: float) -> None:
+        self.remaining = walltime
+
+
+def execute_profile(
+    env: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime
+) -> Generator[Event, Any, int]:
+    """Run one profile to its end; return its Batsim return code."""
+    frame = [profile, 0]
+    run.frames.append(frame)
+    try:
+        if isinstance(profile, DelayProfile):
+            frame[1] = env.now
+            delay = profile.delay
+            remaining = wall.remaining
+            if remaining < 0 or delay < remaining:
+                yield env.timeout(delay)
+                if remaining > 0:
+                    wall.remaining = remaining - delay
+                return profile.ret
+            yield env.timeout(remaining)
+            wall.remaining = 0.0
+            return -1
+        if isinstance(profile, ComposedProfile):
+            seq = profile.seq
+            index = 0
+            for _ in range(profile.repeat):
+                for name in seq:
+                    frame[1] = index
+                    ret = yield from execute_profile(env, run, profiles[name], profiles, wall)
+                    if ret != 0:
+                        return ret
+                    index += 1
+            return profile.ret
+        raise NotSupportedError(
+            f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
+            "supported by batsim-py (supported: delay, composed)"
+        )
+    finally:
+        run.frames.pop()
+
+
+def job_process(sim: Any, run: JobRun) -> Generator[Event, Any, None]:
+    """The executor of one job, on the host of its lowest allocated machine."""
+    env = sim.env
+    try:
+        ret = yield from execute_profile(
+            env, run, run.profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
+        )
+    except Interrupt:
+        # Killed: the killer already recorded the progress; Batsim keeps return code -1.
+        sim.on_job_killed(run)
+        return
+    sim.on_job_finished(run, ret)
+    yield sim.post(run.host, ("JOB_COMPLETED", run))

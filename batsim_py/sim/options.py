@@ -1,0 +1,22 @@
+"""What a simulation run is configured with, independent of how the CLI spells it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    export_prefix: str = "out"
+    timing: str = "batsim"  # "batsim" (internal message delays) or "ideal"
+    allow_compute_sharing: bool = False
+    allow_storage_sharing: bool = True
+    forward_profiles_on_submission: bool = False
+    dynamic_jobs: bool = False
+    acknowledge_dynamic_jobs: bool = False
+    profile_reuse: bool = False
+    sched_config: str = ""
+    forward_unknown_events: bool = False
+    machine_state_tracing: bool = True
+    energy: bool = False
+    version: str = "batsim-py-0.1.0"

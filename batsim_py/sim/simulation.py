@@ -1,0 +1,466 @@
+"""The server: Batsim's central actor, and the simulation that wires every actor to it.
+
+Everything a scheduler must hear goes through the server. It receives internal messages one at
+a time (`Mailbox`), updates the jobs and machines, and queues protocol events; it hands the
+queued events to the decision process only when the scheduler is ready, nothing else is already
+waiting in its mailbox and something is pending (batsim-semantics §5.5). The reply is applied by
+a request-reply actor that posts one message per decision at the decision's timestamp, then a
+"ready" message at the reply's `now`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time as wallclock
+from collections.abc import Generator, Sequence
+from typing import Any
+
+from simpy.events import Event
+
+from batsim_py.decision import decisions as d
+from batsim_py.decision import events as ev
+from batsim_py.decision.interface import DecisionProcess
+from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError
+from batsim_py.output import jobs_csv
+from batsim_py.platform.model import Machines, Platform
+from batsim_py.sharing.lone import lone_transfer
+from batsim_py.sim.jobs import JobRun, final_state, job_process
+from batsim_py.sim.kernel import Kernel
+from batsim_py.sim.machines import MachineStates
+from batsim_py.sim.mailbox import Cost, Mailbox
+from batsim_py.sim.options import Options
+from batsim_py.sim.submitter import submitter_process
+from batsim_py.workload.model import ComposedProfile, Profile, Workload
+
+log = logging.getLogger(__name__)
+
+MIN_WAIT = 1e-5  # Batsim's smallest CALL_ME_LATER sleep
+
+
+class Simulation:
+    def __init__(
+        self,
+        platform: Platform,
+        machines: Machines,
+        workloads: Sequence[Workload],
+        decision: DecisionProcess,
+        options: Options | None = None,
+    ) -> None:
+        self.platform = platform
+        self.machines = machines
+        self.workloads = list(workloads)
+        self.decision = decision
+        self.options = options = options or Options()
+        self.env = env = Kernel()
+        self.mailbox = Mailbox(env)
+        self.master_host = machines.master.name
+        self.hosts = [m.host.name for m in machines.all]
+        self.nb_compute = len(machines.compute)
+        self.profiles_of = {w.name: w.profiles for w in self.workloads}
+        self._costs: dict[str, Cost] = {}
+
+        self.runs: dict[str, JobRun] = {}
+        self.events: list[Any] = []
+        self.sched_ready = False
+        self.end_sent = False
+        self.nb_submitters = len(self.workloads)
+        self.nb_submitters_done = 0
+        self.nb_submitted = 0
+        self.nb_completed = 0
+        self.nb_running = 0
+        self.nb_waiters = 0
+        self.nb_killers = 0
+        self.kill_requested: set[str] = set()
+
+        self.machine_states = MachineStates(
+            len(machines), self.nb_compute, options.machine_state_tracing
+        )
+        self.job_rows: list[str] = []
+        self.job_stats: list[jobs_csv.JobRow] = []
+        self.scheduling_time = 0.0
+        self.finished = False
+
+    # ----------------------------------------------------------------- messages
+    def cost(self, host: str) -> Cost:
+        """Latency and byte time of a 1-byte message from `host` to the master."""
+        c = self._costs.get(host)
+        if c is None:
+            if self.options.timing == "ideal":
+                c = (0.0, 0.0)
+            else:
+                route = self.platform.route(host, self.master_host)
+                c = lone_transfer(route.latency, [link.bandwidth for link in route.links], 1.0)
+            self._costs[host] = c
+        return c
+
+    def post(self, host: str, msg: tuple) -> Event:
+        return self.mailbox.put(msg, self.cost(host))
+
+    # ------------------------------------------------------------------- server
+    def server(self) -> Generator[Event, Any, None]:
+        env = self.env
+        self.events.append(self.simulation_begins())
+        self.send_to_scheduler()
+        handlers = {
+            "JOBS": self.on_jobs_submitted,
+            "JOB_COMPLETED": self.on_job_completed,
+            "SCHED_READY": self.on_sched_ready,
+            "DECISION": self.on_decision,
+            "HELLO": lambda msg: None,
+            "BYE": self.on_submitter_bye,
+            "WAITING_DONE": self.on_waiting_done,
+            "KILLING_DONE": self.on_killing_done,
+        }
+        mailbox = self.mailbox
+        while True:
+            msg = yield mailbox.get()
+            handlers[msg[0]](msg)
+            if self.end_sent:
+                if self.sched_ready:
+                    return
+                continue
+            if self.sched_ready and not self.events and self.everything_done():
+                self.events.append(ev.SimulationEnds(env.now))
+                self.end_sent = True
+            if self.sched_ready and self.events and not mailbox.has_pending():
+                self.send_to_scheduler()
+
+    def everything_done(self) -> bool:
+        return (
+            self.nb_submitters_done == self.nb_submitters
+            and self.nb_completed == self.nb_submitted
+            and self.nb_running == 0
+            and self.nb_waiters == 0
+            and self.nb_killers == 0
+        )
+
+    def send_to_scheduler(self) -> None:
+        events, self.events = self.events, []
+        self.sched_ready = False
+        self.env.process(self.request_reply(self.env.now, events))
+
+    def request_reply(self, now: float, events: list[Any]) -> Generator[Event, Any, None]:
+        env = self.env
+        t0 = wallclock.perf_counter()
+        try:
+            reply = self.decision.exchange(now, events)
+        except BatsimPyError:
+            raise
+        except Exception as exc:  # a bug in an in-process scheduler: name it, keep outputs
+            raise SchedulerError(
+                f"scheduler failed at t={now:f} while handling "
+                f"{', '.join(type(e).__name__ for e in events)}: {type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            self.scheduling_time += wallclock.perf_counter() - t0
+        master = self.master_host
+        for decision in reply.decisions:
+            if decision.timestamp > env.now:
+                yield env.timeout(decision.timestamp - env.now)
+            yield self.post(master, ("DECISION", decision))
+        if reply.now > env.now:
+            yield env.timeout(reply.now - env.now)
+        yield self.post(master, ("SCHED_READY",))
+
+    def simulation_begins(self) -> ev.SimulationBegins:
+        o = self.options
+        config = {
+            "redis-enabled": False,
+            "redis-hostname": "127.0.0.1",
+            "redis-port": 6379,
+            "redis-prefix": "default",
+            "profiles-forwarded-on-submission": o.forward_profiles_on_submission,
+            "dynamic-jobs-enabled": o.dynamic_jobs,
+            "dynamic-jobs-acknowledged": o.acknowledge_dynamic_jobs,
+            "profile-reuse-enabled": o.dynamic_jobs and o.profile_reuse,
+            "sched-config": o.sched_config,
+            "forward-unknown-events": o.forward_unknown_events,
+        }
+
+        def resource(m: Any) -> ev.Resource:
+            return ev.Resource(m.id, m.host.name, "idle", m.host.properties,
+                               m.host.zone_properties)
+
+        ms = self.machines
+        return ev.SimulationBegins(
+            timestamp=0.0,
+            nb_resources=len(ms),
+            nb_compute_resources=len(ms.compute),
+            nb_storage_resources=len(ms.storage),
+            allow_compute_sharing=o.allow_compute_sharing,
+            allow_storage_sharing=o.allow_storage_sharing,
+            config=config,
+            compute_resources=tuple(resource(m) for m in ms.compute),
+            storage_resources=tuple(resource(m) for m in ms.storage),
+            workloads={w.name: w.path for w in sorted(self.workloads, key=lambda w: w.name)},
+            profiles={w.name: dict(w.profiles) for w in
+                      sorted(self.workloads, key=lambda w: w.name)},
+        )
+
+    # ----------------------------------------------------------------- handlers
+    def on_jobs_submitted(self, msg: tuple) -> None:
+        now = self.env.now
+        forward = self.options.forward_profiles_on_submission
+        runs = self.runs
+        events = self.events
+        for job in msg[1]:
+            profile = self.profiles_of[job.workload][job.profile]
+            runs[job.id] = JobRun(job, profile)
+            events.append(ev.JobSubmitted(now, job, profile if forward else None))
+        self.nb_submitted += len(msg[1])
+
+    def on_submitter_bye(self, msg: tuple) -> None:
+        self.nb_submitters_done += 1
+        if self.nb_submitters_done == self.nb_submitters:
+            self.events.append(ev.Notify(self.env.now, "no_more_static_job_to_submit"))
+
+    def on_sched_ready(self, msg: tuple) -> None:
+        self.sched_ready = True
+
+    def on_waiting_done(self, msg: tuple) -> None:
+        self.nb_waiters -= 1
+        self.events.append(ev.RequestedCall(self.env.now))
+
+    def on_job_completed(self, msg: tuple) -> None:
+        run: JobRun = msg[1]
+        self.nb_running -= 1
+        self.nb_completed += 1
+        self.write_job_row(run)
+        self.events.append(
+            ev.JobCompleted(self.env.now, run.job.id, run.state, run.return_code, run.alloc)
+        )
+
+    def on_killing_done(self, msg: tuple) -> None:
+        _, ids, progress = msg
+        now = self.env.now
+        self.nb_killers -= 1
+        for job_id in ids:
+            run = self.runs[job_id]
+            if run.state == "COMPLETED_KILLED" and run.process is not None:
+                run.process = None  # reported once
+                self.nb_running -= 1
+                self.nb_completed += 1
+                self.write_job_row(run)
+                self.events.append(
+                    ev.JobCompleted(now, job_id, run.state, run.return_code, run.alloc)
+                )
+        self.events.append(ev.JobKilled(now, tuple(ids), progress))
+
+    def on_decision(self, msg: tuple) -> None:
+        decision = msg[1]
+        kind = type(decision)
+        if kind is d.ExecuteJob:
+            self.execute_job(decision)
+        elif kind is d.RejectJob:
+            self.reject_job(decision)
+        elif kind is d.CallMeLater:
+            self.call_me_later(decision)
+        elif kind is d.KillJob:
+            self.kill_jobs(decision)
+        elif kind is d.SetJobMetadata:
+            self.job_for(decision, decision.job_id).metadata = decision.metadata
+        else:
+            raise NotSupportedError(
+                f"decision {type(decision).__name__} at t={decision.timestamp:f} is not yet "
+                "supported by batsim-py"
+            )
+
+    # ---------------------------------------------------------------- decisions
+    def job_for(self, decision: Any, job_id: str) -> JobRun:
+        run = self.runs.get(job_id)
+        if run is None:
+            raise SchedulerError(
+                f"{_name(decision)} at t={self.env.now:f}: job '{job_id}' does not exist "
+                "(not submitted yet, or unknown id)"
+            )
+        return run
+
+    def execute_job(self, decision: d.ExecuteJob) -> None:
+        now = self.env.now
+        run = self.job_for(decision, decision.job_id)
+        where = f"EXECUTE_JOB of job '{decision.job_id}' at t={now:f}"
+        if run.state != "SUBMITTED":
+            raise SchedulerError(
+                f"{where}: the job is {run.state}, only a SUBMITTED job can be executed"
+            )
+        alloc = decision.alloc
+        nb = len(self.hosts)
+        if not alloc:
+            raise SchedulerError(f"{where}: the allocation is empty")
+        states = self.machine_states
+        for m in alloc:
+            if m < 0 or m >= nb:
+                raise SchedulerError(
+                    f"{where}: machine {m} does not exist (machines are 0-{nb - 1})"
+                )
+            is_compute = m < self.nb_compute
+            if states.nb_jobs[m] and (
+                not self.options.allow_compute_sharing if is_compute
+                else not self.options.allow_storage_sharing
+            ):
+                raise SchedulerError(
+                    f"{where}: machine {m} is already running a job and "
+                    f"{'compute' if is_compute else 'storage'} sharing is disabled "
+                    "(use --enable-compute-sharing to allow it)"
+                )
+            if states.state[m] not in ("idle", "computing"):
+                raise SchedulerError(f"{where}: machine {m} is {states.state[m]}")
+        executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
+        profiles = self.profiles_of[run.job.workload]
+        if executors != run.job.res and not _is_total(run.profile, profiles):
+            raise SchedulerError(
+                f"{where}: the job requests {run.job.res} machines but "
+                f"{executors} were given ({'mapping' if decision.mapping else 'alloc'} "
+                f"'{_fmt_ids(alloc)}')"
+            )
+        if decision.mapping is not None:
+            for i in decision.mapping:
+                if i < 0 or i >= len(alloc):
+                    raise SchedulerError(f"{where}: mapping value {i} is not in [0, {len(alloc)})")
+        run.state = "RUNNING"
+        run.starting_time = now
+        run.alloc = alloc
+        run.mapping = decision.mapping
+        run.host = self.hosts[alloc[0]]
+        self.nb_running += 1
+        states.job_starts(alloc, now)
+        run.process = self.env.process(job_process(self, run))
+
+    def reject_job(self, decision: d.RejectJob) -> None:
+        run = self.job_for(decision, decision.job_id)
+        if run.state != "SUBMITTED":
+            raise SchedulerError(
+                f"REJECT_JOB of job '{decision.job_id}' at t={self.env.now:f}: the job is "
+                f"{run.state}, only a SUBMITTED job can be rejected"
+            )
+        run.state = "REJECTED"
+        self.nb_completed += 1
+        self.write_job_row(run)
+
+    def call_me_later(self, decision: d.CallMeLater) -> None:
+        now = self.env.now
+        if decision.at <= now:
+            raise SchedulerError(
+                f"CALL_ME_LATER at t={now:f}: you asked to be awaken in the past or now "
+                f"(you ask: {decision.at:f}, it is: {now:f}); ask for a strictly later time"
+            )
+        self.nb_waiters += 1
+        self.env.process(self.waiter(decision.at))
+
+    def waiter(self, at: float) -> Generator[Event, Any, None]:
+        env = self.env
+        yield env.timeout(max(at - env.now, MIN_WAIT))
+        yield self.post(self.master_host, ("WAITING_DONE",))
+
+    def kill_jobs(self, decision: d.KillJob) -> None:
+        ids: list[str] = []
+        for job_id in decision.job_ids:
+            run = self.job_for(decision, job_id)
+            if run.state == "SUBMITTED":
+                raise SchedulerError(
+                    f"KILL_JOB at t={self.env.now:f}: job '{job_id}' is not running "
+                    "(SUBMITTED); reject it instead"
+                )
+            if run.state == "REJECTED":
+                raise SchedulerError(
+                    f"KILL_JOB at t={self.env.now:f}: job '{job_id}' was rejected"
+                )
+            if job_id in self.kill_requested or job_id in ids:
+                continue
+            ids.append(job_id)
+        if not ids:
+            return
+        self.kill_requested.update(ids)
+        self.nb_killers += 1
+        self.env.process(self.killer(ids))
+
+    def killer(self, ids: list[str]) -> Generator[Event, Any, None]:
+        now = self.env.now
+        progress = {}
+        for job_id in ids:
+            run = self.runs[job_id]
+            if run.state == "RUNNING":
+                progress[job_id] = run.progress(now)
+                run.process.interrupt()
+        yield self.post(self.master_host, ("KILLING_DONE", ids, progress))
+
+    # --------------------------------------------------------------- job events
+    def on_job_finished(self, run: JobRun, return_code: int) -> None:
+        now = self.env.now
+        runtime = now - run.starting_time
+        run.runtime = runtime if runtime != 0 else 1e-5
+        run.return_code = return_code
+        run.state = final_state(return_code)
+        self.machine_states.job_ends(run.alloc, now)
+
+    def on_job_killed(self, run: JobRun) -> None:
+        now = self.env.now
+        runtime = now - run.starting_time
+        run.runtime = runtime if runtime != 0 else 1e-5
+        run.state = "COMPLETED_KILLED"
+        self.machine_states.job_ends(run.alloc, now)
+
+    def write_job_row(self, run: JobRun) -> None:
+        job = run.job
+        self.job_rows.append(
+            jobs_csv.format_row(
+                name=job.name,
+                workload=job.workload,
+                profile=job.profile,
+                subtime=job.subtime,
+                res=job.res,
+                walltime=job.walltime,
+                final_state=run.state,
+                starting_time=run.starting_time,
+                runtime=run.runtime,
+                alloc=run.alloc,
+                consumed_energy=-1.0,
+                metadata=run.metadata,
+            )
+        )
+        self.job_stats.append(
+            jobs_csv.JobRow(run.state, job.subtime, run.starting_time, run.runtime)
+        )
+
+    # ---------------------------------------------------------------------- run
+    def run(self) -> None:
+        """Simulate until SIMULATION_ENDS was acknowledged; raise the first error."""
+        env = self.env
+        for workload in self.workloads:
+            env.process(submitter_process(self, workload))
+        server = env.process(self.server())
+        try:
+            env.run(until=server)
+        except RuntimeError as exc:
+            if "No scheduled events left" not in str(exc):
+                raise
+            waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
+            raise SchedulerError(
+                f"simulation stalled at t={env.now:f}: nothing can happen any more but "
+                f"{len(waiting)} job(s) still wait for a decision "
+                f"({', '.join(waiting[:5])}{'...' if len(waiting) > 5 else ''}); the scheduler "
+                "must execute or reject every job, or ask for a CALL_ME_LATER"
+            ) from None
+        self.finished = True
+
+
+def _is_total(profile: Profile, profiles: Any) -> bool:
+    if profile.type == "parallel_homogeneous_total":
+        return True
+    if isinstance(profile, ComposedProfile):
+        return all(_is_total(profiles[p], profiles) for p in profile.seq)
+    return False
+
+
+def _name(decision: Any) -> str:
+    return {
+        d.ExecuteJob: "EXECUTE_JOB", d.RejectJob: "REJECT_JOB", d.KillJob: "KILL_JOB",
+        d.SetJobMetadata: "SET_JOB_METADATA", d.ChangeJobState: "CHANGE_JOB_STATE",
+    }.get(type(decision), type(decision).__name__)
+
+
+def _fmt_ids(ids: tuple[int, ...]) -> str:
+    from batsim_py import intervalset
+
+    return intervalset.format(ids)
+

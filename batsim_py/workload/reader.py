@@ -1,0 +1,188 @@
+"""Loading a Batsim JSON workload file into a validated `Workload` (research §3.1-3.4).
+
+Order follows Batsim: top-level checks, profiles, jobs, then the checks that need both
+(profile existence, `parallel` sizes, composed references, duplicate ids). Profiles that no
+job can reach are then dropped, because Batsim frees them and they are absent from
+SIMULATION_BEGINS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from batsim_py.errors import WorkloadError
+from batsim_py.workload._fields import is_integer, show, type_name
+from batsim_py.workload.jobs import parse_job
+from batsim_py.workload.model import (
+    ComposedProfile,
+    Job,
+    ParallelProfile,
+    Profile,
+    RecvProfile,
+    Workload,
+)
+from batsim_py.workload.profiles import parse_profile
+
+
+class _NonFiniteConstant(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    # Python's json accepts NaN/Infinity; Batsim's parser does not.
+    raise _NonFiniteConstant(name)
+
+
+def read_json(path: str, *, source: str | None = None) -> Any:
+    """Parse a JSON file, turning every failure into a one-line `WorkloadError`.
+
+    `json.load` keeps integers as int and floats as float: Batsim forwards numbers with
+    their JSON type.
+    """
+    src = source or path
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f, parse_constant=_refuse_constant)
+    except FileNotFoundError:
+        raise WorkloadError(f"{src}: workload file not found (check the path)") from None
+    except IsADirectoryError:
+        raise WorkloadError(f"{src}: is a directory, expected a workload JSON file") from None
+    except OSError as e:
+        raise WorkloadError(f"{src}: cannot read workload file: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise WorkloadError(
+            f"{src}: not UTF-8 text at byte {e.start}; save the workload as UTF-8 JSON"
+        ) from None
+    except json.JSONDecodeError as e:
+        raise WorkloadError(
+            f"{src}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
+        ) from None
+    except _NonFiniteConstant as e:
+        raise WorkloadError(
+            f"{src}: invalid JSON: {e} is not a JSON number; use a finite number"
+        ) from None
+    except RecursionError:
+        raise WorkloadError(f"{src}: invalid JSON: nesting too deep") from None
+
+
+def absolute_path(path: str) -> str:
+    """Batsim's absolute name: cwd + "/" + path when relative, deliberately not normalised."""
+    return path if os.path.isabs(path) else os.getcwd() + "/" + path
+
+
+def _listing(names: Iterable[str], limit: int = 10) -> str:
+    names = list(names)
+    text = ", ".join(names[:limit])
+    if len(names) > limit:
+        text += f", ... ({len(names) - limit} more)"
+    return text or "none"
+
+
+def parse_workload(data: Any, *, name: str, path: str, source: str) -> Workload:
+    """Validate already-parsed JSON `data` as workload `name` (file `source`)."""
+    if not isinstance(data, Mapping):
+        raise WorkloadError(
+            f"{source}: the top level must be a JSON object with 'nb_res', 'profiles' and "
+            f"'jobs', got {type_name(data)}"
+        )
+    for key in ("nb_res", "profiles", "jobs"):
+        if key not in data:
+            raise WorkloadError(f"{source}: missing mandatory top-level field '{key}'")
+    nb_res = data["nb_res"]
+    if not is_integer(nb_res) or nb_res <= 0:
+        raise WorkloadError(
+            f"{source}: top-level field 'nb_res' must be a JSON integer > 0, "
+            f"got {type_name(nb_res)} {show(nb_res)}"
+        )
+    raw_profiles = data["profiles"]
+    if not isinstance(raw_profiles, Mapping):
+        raise WorkloadError(
+            f"{source}: top-level field 'profiles' must be an object mapping profile names "
+            f"to profiles, got {type_name(raw_profiles)}"
+        )
+    raw_jobs = data["jobs"]
+    if not isinstance(raw_jobs, list):
+        raise WorkloadError(
+            f"{source}: top-level field 'jobs' must be an array of jobs, got {type_name(raw_jobs)}"
+        )
+
+    base_dir = os.path.dirname(path)
+    profiles = {
+        pname: parse_profile(pname, pobj, source=source, base_dir=base_dir)
+        for pname, pobj in raw_profiles.items()
+    }
+    jobs = tuple(parse_job(obj, workload=name, source=source) for obj in raw_jobs)
+
+    _check_jobs(jobs, profiles, source)
+    _check_references(profiles, source)
+    kept = _reachable(jobs, profiles)
+    return Workload(
+        name=name,
+        path=path,
+        nb_res=nb_res,
+        jobs=jobs,
+        profiles={p: prof for p, prof in profiles.items() if p in kept},
+    )
+
+
+def _check_jobs(jobs: tuple[Job, ...], profiles: Mapping[str, Profile], source: str) -> None:
+    seen: set[str] = set()
+    for job in jobs:
+        if job.id in seen:
+            raise WorkloadError(
+                f"{source}: job {job.id}: duplicated job id; every job needs a distinct 'id'"
+            )
+        seen.add(job.id)
+        profile = profiles.get(job.profile)
+        if profile is None:
+            raise WorkloadError(
+                f"{source}: job {job.id}: profile '{job.profile}' is not defined "
+                f"(defined: {_listing(profiles)})"
+            )
+        if isinstance(profile, ParallelProfile) and len(profile.cpu) != job.res:
+            raise WorkloadError(
+                f"{source}: job {job.id}: res = {job.res} but its parallel profile "
+                f"'{profile.name}' has {len(profile.cpu)} cpu values; they must be equal"
+            )
+
+
+def _references(profile: Profile) -> tuple[str, ...]:
+    if isinstance(profile, ComposedProfile):
+        return profile.seq
+    if isinstance(profile, RecvProfile):
+        return tuple(p for p in (profile.on_success, profile.on_failure, profile.on_timeout) if p)
+    return ()
+
+
+def _check_references(profiles: Mapping[str, Profile], source: str) -> None:
+    for profile in profiles.values():
+        for ref in _references(profile):
+            if ref not in profiles:
+                raise WorkloadError(
+                    f"{source}: profile '{profile.name}': references profile '{ref}', "
+                    f"which is not defined (defined: {_listing(profiles)})"
+                )
+
+
+def _reachable(jobs: tuple[Job, ...], profiles: Mapping[str, Profile]) -> set[str]:
+    kept: set[str] = set()
+    stack = list({job.profile for job in jobs})
+    while stack:
+        pname = stack.pop()
+        if pname in kept:
+            continue
+        kept.add(pname)
+        stack.extend(_references(profiles[pname]))
+    return kept
+
+
+def load_workload(path: str, name: str) -> Workload:
+    """Read and validate the workload file `path`, naming it `name` ("w0", "w1", ...).
+
+    Error messages name the file as the user gave it.
+    """
+    data = read_json(path, source=path)
+    return parse_workload(data, name=name, path=absolute_path(path), source=path)
