@@ -33,7 +33,7 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
         format_schedule(
             rows=sim.job_stats,
             nb_machines=len(sim.machines),
-            time_in_state=ms.time_in,
+            time_in_state=ms.time_in(),
             consumed_joules=0.0,
             nb_grouped_switches=0,
             nb_machine_switches=0,

@@ -1,16 +1,23 @@
-"""`PREFIX_schedule.csv`: one line of whole-run metrics, columns in byte order (§7.2)."""
+"""`PREFIX_schedule.csv`: one line of whole-run metrics, columns in byte order (§7.2).
+
+Sums and maxima are kept in long double as Batsim does; means are the double of the sum
+divided by the number of jobs (rejected ones included).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import numpy as np
+
 from batsim_py.output.jobs_csv import JobRow
 
 STATES = ("computing", "idle", "sleeping", "switching_off", "switching_on", "unavailable")
+LD = np.longdouble
 
 
 def _f(x: float) -> str:
-    if x != x:  # C prints 0.0/0.0 as -nan on glibc
+    if x != x:  # glibc prints 0.0/0.0 as -nan
         return "-nan"
     return "%f" % x
 
@@ -28,8 +35,9 @@ def format_schedule(
     version: str,
 ) -> str:
     nb_jobs = nb_finished = nb_success = nb_rejected = 0
-    makespan = max_slowdown = max_turnaround = max_waiting = 0.0
-    sum_slowdown = sum_turnaround = sum_waiting = 0.0
+    zero = LD(0)
+    makespan = max_slowdown = max_turnaround = max_waiting = zero
+    sum_slowdown = sum_turnaround = sum_waiting = zero
     for r in rows:
         nb_jobs += 1
         if r.final_state == "REJECTED":
@@ -38,26 +46,29 @@ def format_schedule(
         nb_finished += 1
         if r.final_state == "COMPLETED_SUCCESSFULLY":
             nb_success += 1
-        waiting = r.starting_time - r.subtime
-        completion = r.starting_time + r.runtime
-        turnaround = completion - r.subtime
-        slowdown = turnaround / r.runtime
-        makespan = max(makespan, completion)
-        max_waiting = max(max_waiting, waiting)
-        max_turnaround = max(max_turnaround, turnaround)
-        max_slowdown = max(max_slowdown, slowdown)
-        sum_waiting += waiting
-        sum_turnaround += turnaround
-        sum_slowdown += slowdown
+        sum_waiting += r.waiting
+        sum_turnaround += r.turnaround
+        sum_slowdown += r.slowdown
+        if r.completion > makespan:
+            makespan = r.completion
+        if r.waiting > max_waiting:
+            max_waiting = r.waiting
+        if r.turnaround > max_turnaround:
+            max_turnaround = r.turnaround
+        if r.slowdown > max_slowdown:
+            max_slowdown = r.slowdown
     nan = float("nan")
-    mean = (lambda s: s / nb_jobs) if nb_jobs else (lambda s: nan)
+
+    def mean(s: LD) -> float:
+        return float(s) / nb_jobs if nb_jobs else nan
+
     values = {
         "batsim_version": version,
         "consumed_joules": _f(consumed_joules),
-        "makespan": _f(makespan),
-        "max_slowdown": _f(max_slowdown),
-        "max_turnaround_time": _f(max_turnaround),
-        "max_waiting_time": _f(max_waiting),
+        "makespan": _f(float(makespan)),
+        "max_slowdown": _f(float(max_slowdown)),
+        "max_turnaround_time": _f(float(max_turnaround)),
+        "max_waiting_time": _f(float(max_waiting)),
         "mean_slowdown": _f(mean(sum_slowdown)),
         "mean_turnaround_time": _f(mean(sum_turnaround)),
         "mean_waiting_time": _f(mean(sum_waiting)),

@@ -1,7 +1,9 @@
-"""Duration of one activity alone on its resources under SimGrid's ptask_L07 model.
+"""Rate of one activity alone on its resources under SimGrid's ptask_L07 model.
 
-Used for Batsim's internal 1-byte messages when nothing else shares their route: the rate is
-the smallest of the link capacities per byte and the TCP-gamma bound (simgrid-models §2.3, §2.7).
+Used for Batsim's internal 1-byte messages, which never share their route with anything else
+while delay jobs run: the rate (fraction of the transfer per second) is the smallest link
+capacity per byte, capped by the TCP-gamma bound (simgrid-models §2.3, §2.7). With no link at
+all the transfer has no work: it completes one engine step after its latency.
 """
 
 from __future__ import annotations
@@ -13,22 +15,14 @@ TCP_GAMMA = 4194304.0
 
 def lone_transfer(
     latency: float, bandwidths: Sequence[float], nbytes: float, gamma: float = TCP_GAMMA
-) -> tuple[float, float]:
-    """(latency phase, transfer phase) of `nbytes` sent alone over links of `bandwidths`.
-
-    With no link and no latency the transfer is free (SimGrid completes it at the next step).
-    """
-    if nbytes <= 0:
-        return (latency, 0.0)
-    rate = float("inf")
-    for bw in bandwidths:
-        r = bw / nbytes
-        if r < rate:
-            rate = r
+) -> tuple[float, float, bool]:
+    """(latency, rate, free): `free` when the transfer has no resource to load."""
+    if not bandwidths or nbytes <= 0:
+        rate = gamma / (2.0 * latency * nbytes) if latency > 0 and nbytes > 0 else float("inf")
+        return (latency, rate, True)
+    rate = min(bw / nbytes for bw in bandwidths)
     if latency > 0:
         bound = gamma / (2.0 * latency * nbytes)
         if bound < rate:
             rate = bound
-    if rate == float("inf"):
-        return (latency, 0.0)
-    return (latency, 1.0 / rate)
+    return (latency, rate, False)

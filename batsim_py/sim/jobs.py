@@ -1,10 +1,11 @@
 """A job's life once the scheduler started it: its profile runs on its allocation, the walltime
 races it, and a kill can stop it with a progress report.
 
-One generator per running job, reading like Batsim's job executor: execute the profile (a
-sequence shares one remaining-walltime counter), then release the machines and tell the server.
-Return codes follow Batsim: 0 success, >0 the profile's `ret`, -1 walltime reached (or killed
-while sleeping), -2 killed while a parallel task was running.
+One generator per running job, reading like Batsim's job executor: note the start, mark the
+machines computing, execute the profile (a sequence shares one remaining-walltime counter),
+mark the machines idle, tell the server. Return codes follow Batsim: 0 success, >0 the
+profile's `ret`, -1 walltime reached (or killed while sleeping), -2 killed while a parallel
+task was running.
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from simpy.events import Event
-from simpy.exceptions import Interrupt
-
 from batsim_py.decision.events import ProgressNode
 from batsim_py.errors import NotSupportedError
+from batsim_py.sim.engine import PUT, SLEEP
 from batsim_py.workload.model import ComposedProfile, DelayProfile, Job, Profile
 
-STATE_OF_RETURN_CODE = {0: "COMPLETED_SUCCESSFULLY", -1: "COMPLETED_WALLTIME_REACHED",
-                        -2: "COMPLETED_KILLED"}
+STATE_OF_RETURN_CODE = {
+    0: "COMPLETED_SUCCESSFULLY",
+    -1: "COMPLETED_WALLTIME_REACHED",
+    -2: "COMPLETED_KILLED",
+}
 
 
 def final_state(return_code: int) -> str:
@@ -34,7 +36,7 @@ class JobRun:
 
     __slots__ = (
         "job", "profile", "state", "starting_time", "runtime", "alloc", "mapping",
-        "return_code", "metadata", "process", "kill_requested", "frames", "host",
+        "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -42,19 +44,22 @@ class JobRun:
         self.profile = profile
         self.state = "SUBMITTED"
         self.starting_time = -1.0
-        self.runtime = -1.0
+        self.runtime: Any = None  # long double once finished
         self.alloc: tuple[int, ...] = ()
         self.mapping: tuple[int, ...] | None = None
         self.return_code = -1
         self.metadata = ""
-        self.process: Any = None
+        self.actor: Any = None
         self.kill_requested = False
+        self.reported = False
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
 
     def progress(self, now: float) -> ProgressNode:
         """Batsim's progress tree of the running profile (JOB_KILLED `job_progress`)."""
+        if not self.frames:
+            return ProgressNode(profile_name=self.profile.name, progress=0.0)
         return _progress(self.frames, 0, now)
 
 
@@ -83,53 +88,51 @@ class Walltime:
 
 
 def execute_profile(
-    env: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime
-) -> Generator[Event, Any, int]:
+    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime
+) -> Generator[tuple, Any, int]:
     """Run one profile to its end; return its Batsim return code."""
     frame = [profile, 0]
     run.frames.append(frame)
-    try:
-        if isinstance(profile, DelayProfile):
-            frame[1] = env.now
-            delay = profile.delay
-            remaining = wall.remaining
-            if remaining < 0 or delay < remaining:
-                yield env.timeout(delay)
-                if remaining > 0:
-                    wall.remaining = remaining - delay
-                return profile.ret
-            yield env.timeout(remaining)
-            wall.remaining = 0.0
-            return -1
-        if isinstance(profile, ComposedProfile):
-            seq = profile.seq
-            index = 0
-            for _ in range(profile.repeat):
-                for name in seq:
-                    frame[1] = index
-                    ret = yield from execute_profile(env, run, profiles[name], profiles, wall)
-                    if ret != 0:
-                        return ret
-                    index += 1
+    if isinstance(profile, DelayProfile):
+        frame[1] = sim.engine.now
+        delay = profile.delay
+        remaining = wall.remaining
+        if remaining < 0 or delay < remaining:
+            yield (SLEEP, delay)
+            if remaining > 0:
+                wall.remaining = remaining - delay
+            run.frames.pop()
             return profile.ret
-        raise NotSupportedError(
-            f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
-            "supported by batsim-py (supported: delay, composed)"
-        )
-    finally:
+        yield (SLEEP, remaining)
+        wall.remaining = 0.0
         run.frames.pop()
+        return -1
+    if isinstance(profile, ComposedProfile):
+        seq = profile.seq
+        index = 0
+        for _ in range(profile.repeat):
+            for name in seq:
+                frame[1] = index
+                ret = yield from execute_profile(sim, run, profiles[name], profiles, wall)
+                if ret != 0:
+                    run.frames.pop()
+                    return ret
+                index += 1
+        run.frames.pop()
+        return profile.ret
+    raise NotSupportedError(
+        f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
+        "supported by batsim-py (supported: delay, composed)"
+    )
 
 
-def job_process(sim: Any, run: JobRun) -> Generator[Event, Any, None]:
+def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
     """The executor of one job, on the host of its lowest allocated machine."""
-    env = sim.env
-    try:
-        ret = yield from execute_profile(
-            env, run, run.profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
-        )
-    except Interrupt:
-        # Killed: the killer already recorded the progress; Batsim keeps return code -1.
-        sim.on_job_killed(run)
-        return
+    run.actor = sim.engine.current
+    run.starting_time = sim.engine.now
+    sim.machine_states.job_starts(run.alloc, run.starting_time)
+    ret = yield from execute_profile(
+        sim, run, run.profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
+    )
     sim.on_job_finished(run, ret)
-    yield sim.post(run.host, ("JOB_COMPLETED", run))
+    yield (PUT, ("JOB_COMPLETED", run), sim.cost(run.host))

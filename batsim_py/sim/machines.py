@@ -2,59 +2,72 @@
 rows of `machine_states.csv`.
 
 Batsim's quirks are kept on purpose (§7.2-7.3): the counters start with every compute machine
-idle (storage machines are not counted but do move between columns), and time spent in a state
-is only accumulated when a machine changes state, so the last interval is never counted.
+idle (storage machines are not counted but do move between columns); a job start sets each of
+its machines to computing even when it already was; time spent in a state is only accumulated
+when a machine changes state, so the last interval is never counted. Batsim accumulates those
+times in long double; we keep every interval's two ends and add them exactly at the end
+(`math.fsum`), which gives the same printed digits.
 """
 
 from __future__ import annotations
 
+import math
+
 from batsim_py.output import machine_states_csv
 
-COUNTED = ("sleeping", "switching_on", "switching_off", "idle", "computing")
+SLEEPING, SWITCHING_ON, SWITCHING_OFF, IDLE, COMPUTING, UNAVAILABLE = range(6)
+NAMES = ("sleeping", "switching_on", "switching_off", "idle", "computing", "unavailable")
 
 
 class MachineStates:
-    __slots__ = ("state", "last_change", "nb_jobs", "counts", "time_in", "rows", "tracing")
+    __slots__ = ("state", "last_change", "nb_jobs", "counts", "_ends", "_starts", "rows",
+                 "tracing")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
-        self.state = ["idle"] * nb_machines
+        self.state = [IDLE] * nb_machines
         self.last_change = [0.0] * nb_machines
         self.nb_jobs = [0] * nb_machines
-        self.counts = dict.fromkeys(COUNTED, 0)
-        self.counts["idle"] = nb_compute
-        self.time_in = dict.fromkeys(
-            ("computing", "idle", "sleeping", "switching_off", "switching_on", "unavailable"), 0.0
-        )
+        self.counts = [0] * 6
+        self.counts[IDLE] = nb_compute
+        self._ends: list[list[float]] = [[] for _ in NAMES]
+        self._starts: list[list[float]] = [[] for _ in NAMES]
         self.rows: list[str] = []
         self.tracing = tracing
 
-    def set(self, machine: int, new: str, now: float) -> None:
+    def set(self, machine: int, new: int, now: float) -> None:
         old = self.state[machine]
-        if old == new:
-            return
-        self.time_in[old] += now - self.last_change[machine]
+        self._ends[old].append(now)
+        self._starts[old].append(self.last_change[machine])
         self.last_change[machine] = now
         self.state[machine] = new
-        counts = self.counts
-        if old in counts:
-            counts[old] -= 1
-        if new in counts:
-            counts[new] += 1
+        self.counts[old] -= 1
+        self.counts[new] += 1
 
     def job_starts(self, alloc: tuple[int, ...], now: float) -> None:
+        state = self.state
+        last = self.last_change
         nb_jobs = self.nb_jobs
+        ends = self._ends
+        starts = self._starts
+        counts = self.counts
         for m in alloc:
+            old = state[m]
+            ends[old].append(now)
+            starts[old].append(last[m])
+            last[m] = now
+            state[m] = COMPUTING
+            counts[old] -= 1
+            counts[COMPUTING] += 1
             nb_jobs[m] += 1
-            if self.state[m] == "idle":
-                self.set(m, "computing", now)
         self.write_row(now)
 
     def job_ends(self, alloc: tuple[int, ...], now: float) -> None:
         nb_jobs = self.nb_jobs
+        state = self.state
         for m in alloc:
             nb_jobs[m] -= 1
-            if nb_jobs[m] == 0 and self.state[m] == "computing":
-                self.set(m, "idle", now)
+            if nb_jobs[m] == 0 and state[m] != UNAVAILABLE:
+                self.set(m, IDLE, now)
         self.write_row(now)
 
     def write_row(self, now: float) -> None:
@@ -62,7 +75,13 @@ class MachineStates:
             c = self.counts
             self.rows.append(
                 machine_states_csv.format_row(
-                    now, c["sleeping"], c["switching_on"], c["switching_off"], c["idle"],
-                    c["computing"],
+                    now, c[SLEEPING], c[SWITCHING_ON], c[SWITCHING_OFF], c[IDLE], c[COMPUTING]
                 )
             )
+
+    def time_in(self) -> dict[str, float]:
+        """Seconds spent in each state, summed exactly over machines and closed intervals."""
+        return {
+            name: math.fsum(self._ends[i] + [-t for t in self._starts[i]])
+            for i, name in enumerate(NAMES)
+        }

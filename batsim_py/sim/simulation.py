@@ -1,10 +1,10 @@
 """The server: Batsim's central actor, and the simulation that wires every actor to it.
 
 Everything a scheduler must hear goes through the server. It receives internal messages one at
-a time (`Mailbox`), updates the jobs and machines, and queues protocol events; it hands the
-queued events to the decision process only when the scheduler is ready, nothing else is already
-waiting in its mailbox and something is pending (batsim-semantics §5.5). The reply is applied by
-a request-reply actor that posts one message per decision at the decision's timestamp, then a
+a time, updates the jobs and machines, and queues protocol events; it hands the queued events
+to the decision process only when the scheduler is ready, nothing else is already waiting in
+its mailbox and something is pending (batsim-semantics §5.5). The reply is applied by a
+request-reply actor that posts one message per decision at the decision's timestamp, then a
 "ready" message at the reply's `now`.
 """
 
@@ -15,8 +15,7 @@ import time as wallclock
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from simpy.events import Event
-
+from batsim_py import intervalset
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
 from batsim_py.decision.interface import DecisionProcess
@@ -24,10 +23,9 @@ from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError
 from batsim_py.output import jobs_csv
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
+from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
 from batsim_py.sim.jobs import JobRun, final_state, job_process
-from batsim_py.sim.kernel import Kernel
-from batsim_py.sim.machines import MachineStates
-from batsim_py.sim.mailbox import Cost, Mailbox
+from batsim_py.sim.machines import COMPUTING, IDLE, MachineStates
 from batsim_py.sim.options import Options
 from batsim_py.sim.submitter import submitter_process
 from batsim_py.workload.model import ComposedProfile, Profile, Workload
@@ -35,6 +33,7 @@ from batsim_py.workload.model import ComposedProfile, Profile, Workload
 log = logging.getLogger(__name__)
 
 MIN_WAIT = 1e-5  # Batsim's smallest CALL_ME_LATER sleep
+Cost = tuple[float, float, bool]
 
 
 class Simulation:
@@ -51,8 +50,7 @@ class Simulation:
         self.workloads = list(workloads)
         self.decision = decision
         self.options = options = options or Options()
-        self.env = env = Kernel()
-        self.mailbox = Mailbox(env)
+        self.engine = Engine()
         self.master_host = machines.master.name
         self.hosts = [m.host.name for m in machines.all]
         self.nb_compute = len(machines.compute)
@@ -63,6 +61,7 @@ class Simulation:
         self.events: list[Any] = []
         self.sched_ready = False
         self.end_sent = False
+        self.end_acknowledged = False
         self.nb_submitters = len(self.workloads)
         self.nb_submitters_done = 0
         self.nb_submitted = 0
@@ -70,7 +69,7 @@ class Simulation:
         self.nb_running = 0
         self.nb_waiters = 0
         self.nb_killers = 0
-        self.kill_requested: set[str] = set()
+        self._spawns: list[Any] = []
 
         self.machine_states = MachineStates(
             len(machines), self.nb_compute, options.machine_state_tracing
@@ -78,52 +77,54 @@ class Simulation:
         self.job_rows: list[str] = []
         self.job_stats: list[jobs_csv.JobRow] = []
         self.scheduling_time = 0.0
-        self.finished = False
 
     # ----------------------------------------------------------------- messages
     def cost(self, host: str) -> Cost:
-        """Latency and byte time of a 1-byte message from `host` to the master."""
+        """How a 1-byte message from `host` to the master travels (latency, rate, free)."""
         c = self._costs.get(host)
         if c is None:
             if self.options.timing == "ideal":
-                c = (0.0, 0.0)
+                c = (0.0, float("inf"), True)
             else:
                 route = self.platform.route(host, self.master_host)
                 c = lone_transfer(route.latency, [link.bandwidth for link in route.links], 1.0)
             self._costs[host] = c
         return c
 
-    def post(self, host: str, msg: tuple) -> Event:
-        return self.mailbox.put(msg, self.cost(host))
+    def spawn(self, gen: Any, name: str = "") -> None:
+        """Create an actor from a server handler (the server yields for it after handling)."""
+        self._spawns.append((SPAWN, gen, name))
 
     # ------------------------------------------------------------------- server
-    def server(self) -> Generator[Event, Any, None]:
-        env = self.env
+    def server(self) -> Generator[tuple, Any, None]:
+        engine = self.engine
+        mailbox = engine.mailbox
         self.events.append(self.simulation_begins())
-        self.send_to_scheduler()
+        yield from self.send_to_scheduler()
         handlers = {
             "JOBS": self.on_jobs_submitted,
             "JOB_COMPLETED": self.on_job_completed,
             "SCHED_READY": self.on_sched_ready,
             "DECISION": self.on_decision,
-            "HELLO": lambda msg: None,
+            "HELLO": _ignore,
             "BYE": self.on_submitter_bye,
             "WAITING_DONE": self.on_waiting_done,
             "KILLING_DONE": self.on_killing_done,
         }
-        mailbox = self.mailbox
-        while True:
-            msg = yield mailbox.get()
+        spawns = self._spawns
+        get = (GET,)
+        while not self.end_acknowledged:
+            msg = yield get
             handlers[msg[0]](msg)
-            if self.end_sent:
-                if self.sched_ready:
-                    return
-                continue
-            if self.sched_ready and not self.events and self.everything_done():
-                self.events.append(ev.SimulationEnds(env.now))
-                self.end_sent = True
-            if self.sched_ready and self.events and not mailbox.has_pending():
-                self.send_to_scheduler()
+            while spawns:
+                yield spawns.pop(0)
+            if self.sched_ready and not self.end_acknowledged and not mailbox.has_pending():
+                if self.events:
+                    yield from self.send_to_scheduler()
+                elif not self.end_sent and self.everything_done():
+                    self.events.append(ev.SimulationEnds(engine.now))
+                    yield from self.send_to_scheduler()
+                    self.end_sent = True
 
     def everything_done(self) -> bool:
         return (
@@ -134,13 +135,13 @@ class Simulation:
             and self.nb_killers == 0
         )
 
-    def send_to_scheduler(self) -> None:
+    def send_to_scheduler(self) -> Generator[tuple, Any, None]:
         events, self.events = self.events, []
         self.sched_ready = False
-        self.env.process(self.request_reply(self.env.now, events))
+        yield (SPAWN, self.request_reply(self.engine.now, events), "request-reply")
 
-    def request_reply(self, now: float, events: list[Any]) -> Generator[Event, Any, None]:
-        env = self.env
+    def request_reply(self, now: float, events: list[Any]) -> Generator[tuple, Any, None]:
+        engine = self.engine
         t0 = wallclock.perf_counter()
         try:
             reply = self.decision.exchange(now, events)
@@ -153,14 +154,14 @@ class Simulation:
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
-        master = self.master_host
+        cost = self.cost(self.master_host)
         for decision in reply.decisions:
-            if decision.timestamp > env.now:
-                yield env.timeout(decision.timestamp - env.now)
-            yield self.post(master, ("DECISION", decision))
-        if reply.now > env.now:
-            yield env.timeout(reply.now - env.now)
-        yield self.post(master, ("SCHED_READY",))
+            if decision.timestamp > engine.now:
+                yield (SLEEP, decision.timestamp - engine.now)
+            yield (PUT, ("DECISION", decision), cost)
+        if reply.now > engine.now:
+            yield (SLEEP, reply.now - engine.now)
+        yield (PUT, ("SCHED_READY",), cost)
 
     def simulation_begins(self) -> ev.SimulationBegins:
         o = self.options
@@ -178,10 +179,12 @@ class Simulation:
         }
 
         def resource(m: Any) -> ev.Resource:
-            return ev.Resource(m.id, m.host.name, "idle", m.host.properties,
-                               m.host.zone_properties)
+            return ev.Resource(
+                m.id, m.host.name, "idle", m.host.properties, m.host.zone_properties
+            )
 
         ms = self.machines
+        by_name = sorted(self.workloads, key=lambda w: w.name)
         return ev.SimulationBegins(
             timestamp=0.0,
             nb_resources=len(ms),
@@ -192,19 +195,19 @@ class Simulation:
             config=config,
             compute_resources=tuple(resource(m) for m in ms.compute),
             storage_resources=tuple(resource(m) for m in ms.storage),
-            workloads={w.name: w.path for w in sorted(self.workloads, key=lambda w: w.name)},
-            profiles={w.name: dict(w.profiles) for w in
-                      sorted(self.workloads, key=lambda w: w.name)},
+            workloads={w.name: w.path for w in by_name},
+            profiles={w.name: dict(w.profiles) for w in by_name},
         )
 
     # ----------------------------------------------------------------- handlers
     def on_jobs_submitted(self, msg: tuple) -> None:
-        now = self.env.now
+        now = self.engine.now
         forward = self.options.forward_profiles_on_submission
         runs = self.runs
         events = self.events
+        profiles_of = self.profiles_of
         for job in msg[1]:
-            profile = self.profiles_of[job.workload][job.profile]
+            profile = profiles_of[job.workload][job.profile]
             runs[job.id] = JobRun(job, profile)
             events.append(ev.JobSubmitted(now, job, profile if forward else None))
         self.nb_submitted += len(msg[1])
@@ -212,39 +215,43 @@ class Simulation:
     def on_submitter_bye(self, msg: tuple) -> None:
         self.nb_submitters_done += 1
         if self.nb_submitters_done == self.nb_submitters:
-            self.events.append(ev.Notify(self.env.now, "no_more_static_job_to_submit"))
+            self.events.append(ev.Notify(self.engine.now, "no_more_static_job_to_submit"))
 
     def on_sched_ready(self, msg: tuple) -> None:
         self.sched_ready = True
+        if self.end_sent:
+            self.end_acknowledged = True
 
     def on_waiting_done(self, msg: tuple) -> None:
+        self.events.append(ev.RequestedCall(self.engine.now))
         self.nb_waiters -= 1
-        self.events.append(ev.RequestedCall(self.env.now))
 
     def on_job_completed(self, msg: tuple) -> None:
         run: JobRun = msg[1]
         self.nb_running -= 1
         self.nb_completed += 1
-        self.write_job_row(run)
         self.events.append(
-            ev.JobCompleted(self.env.now, run.job.id, run.state, run.return_code, run.alloc)
+            ev.JobCompleted(self.engine.now, run.job.id, run.state, run.return_code, run.alloc)
         )
+        self.write_job_row(run)
 
     def on_killing_done(self, msg: tuple) -> None:
         _, ids, progress = msg
-        now = self.env.now
-        self.nb_killers -= 1
+        now = self.engine.now
         for job_id in ids:
             run = self.runs[job_id]
-            if run.state == "COMPLETED_KILLED" and run.process is not None:
-                run.process = None  # reported once
+            if run.state == "COMPLETED_KILLED" and not run.reported:
+                run.reported = True
                 self.nb_running -= 1
                 self.nb_completed += 1
-                self.write_job_row(run)
                 self.events.append(
                     ev.JobCompleted(now, job_id, run.state, run.return_code, run.alloc)
                 )
-        self.events.append(ev.JobKilled(now, tuple(ids), progress))
+                self.write_job_row(run)
+        self.events.append(
+            ev.JobKilled(now, tuple(ids), {k: progress[k] for k in sorted(progress)})
+        )
+        self.nb_killers -= 1
 
     def on_decision(self, msg: tuple) -> None:
         decision = msg[1]
@@ -261,8 +268,8 @@ class Simulation:
             self.job_for(decision, decision.job_id).metadata = decision.metadata
         else:
             raise NotSupportedError(
-                f"decision {type(decision).__name__} at t={decision.timestamp:f} is not yet "
-                "supported by batsim-py"
+                f"decision {_name(decision)} (t={decision.timestamp:f}) is not yet supported "
+                "by batsim-py"
             )
 
     # ---------------------------------------------------------------- decisions
@@ -270,13 +277,13 @@ class Simulation:
         run = self.runs.get(job_id)
         if run is None:
             raise SchedulerError(
-                f"{_name(decision)} at t={self.env.now:f}: job '{job_id}' does not exist "
+                f"{_name(decision)} at t={self.engine.now:f}: job '{job_id}' does not exist "
                 "(not submitted yet, or unknown id)"
             )
         return run
 
     def execute_job(self, decision: d.ExecuteJob) -> None:
-        now = self.env.now
+        now = self.engine.now
         run = self.job_for(decision, decision.job_id)
         where = f"EXECUTE_JOB of job '{decision.job_id}' at t={now:f}"
         if run.state != "SUBMITTED":
@@ -288,49 +295,49 @@ class Simulation:
         if not alloc:
             raise SchedulerError(f"{where}: the allocation is empty")
         states = self.machine_states
+        o = self.options
         for m in alloc:
             if m < 0 or m >= nb:
                 raise SchedulerError(
                     f"{where}: machine {m} does not exist (machines are 0-{nb - 1})"
                 )
             is_compute = m < self.nb_compute
-            if states.nb_jobs[m] and (
-                not self.options.allow_compute_sharing if is_compute
-                else not self.options.allow_storage_sharing
+            if states.nb_jobs[m] and not (
+                o.allow_compute_sharing if is_compute else o.allow_storage_sharing
             ):
                 raise SchedulerError(
-                    f"{where}: machine {m} is already running a job and "
+                    f"{where}: machine {m} ({self.hosts[m]}) is already running a job and "
                     f"{'compute' if is_compute else 'storage'} sharing is disabled "
                     "(use --enable-compute-sharing to allow it)"
                 )
-            if states.state[m] not in ("idle", "computing"):
-                raise SchedulerError(f"{where}: machine {m} is {states.state[m]}")
+            if states.state[m] not in (IDLE, COMPUTING):
+                raise SchedulerError(
+                    f"{where}: machine {m} ({self.hosts[m]}) cannot compute now"
+                )
         executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
         profiles = self.profiles_of[run.job.workload]
         if executors != run.job.res and not _is_total(run.profile, profiles):
             raise SchedulerError(
-                f"{where}: the job requests {run.job.res} machines but "
-                f"{executors} were given ({'mapping' if decision.mapping else 'alloc'} "
-                f"'{_fmt_ids(alloc)}')"
+                f"{where}: the job requests {run.job.res} machines but {executors} were given "
+                f"(alloc '{intervalset.format(alloc)}'); use a mapping to run several "
+                "executors per machine"
             )
         if decision.mapping is not None:
             for i in decision.mapping:
                 if i < 0 or i >= len(alloc):
                     raise SchedulerError(f"{where}: mapping value {i} is not in [0, {len(alloc)})")
         run.state = "RUNNING"
-        run.starting_time = now
         run.alloc = alloc
         run.mapping = decision.mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        states.job_starts(alloc, now)
-        run.process = self.env.process(job_process(self, run))
+        self.spawn(job_process(self, run), run.job.id)
 
     def reject_job(self, decision: d.RejectJob) -> None:
         run = self.job_for(decision, decision.job_id)
         if run.state != "SUBMITTED":
             raise SchedulerError(
-                f"REJECT_JOB of job '{decision.job_id}' at t={self.env.now:f}: the job is "
+                f"REJECT_JOB of job '{decision.job_id}' at t={self.engine.now:f}: the job is "
                 f"{run.state}, only a SUBMITTED job can be rejected"
             )
         run.state = "REJECTED"
@@ -338,129 +345,119 @@ class Simulation:
         self.write_job_row(run)
 
     def call_me_later(self, decision: d.CallMeLater) -> None:
-        now = self.env.now
+        now = self.engine.now
         if decision.at <= now:
             raise SchedulerError(
                 f"CALL_ME_LATER at t={now:f}: you asked to be awaken in the past or now "
                 f"(you ask: {decision.at:f}, it is: {now:f}); ask for a strictly later time"
             )
+        self.spawn(self.waiter(decision.at), "waiter")
         self.nb_waiters += 1
-        self.env.process(self.waiter(decision.at))
 
-    def waiter(self, at: float) -> Generator[Event, Any, None]:
-        env = self.env
-        yield env.timeout(max(at - env.now, MIN_WAIT))
-        yield self.post(self.master_host, ("WAITING_DONE",))
+    def waiter(self, at: float) -> Generator[tuple, Any, None]:
+        now = self.engine.now
+        if now < at:
+            yield (SLEEP, max(at - now, MIN_WAIT))
+        if not self.end_sent:
+            yield (PUT, ("WAITING_DONE",), self.cost(self.master_host))
 
     def kill_jobs(self, decision: d.KillJob) -> None:
         ids: list[str] = []
         for job_id in decision.job_ids:
             run = self.job_for(decision, job_id)
-            if run.state == "SUBMITTED":
-                raise SchedulerError(
-                    f"KILL_JOB at t={self.env.now:f}: job '{job_id}' is not running "
-                    "(SUBMITTED); reject it instead"
-                )
-            if run.state == "REJECTED":
-                raise SchedulerError(
-                    f"KILL_JOB at t={self.env.now:f}: job '{job_id}' was rejected"
-                )
-            if job_id in self.kill_requested or job_id in ids:
+            if run.kill_requested:
                 continue
+            if run.state not in ("RUNNING",) and not run.state.startswith("COMPLETED"):
+                raise SchedulerError(
+                    f"KILL_JOB at t={self.engine.now:f}: job '{job_id}' is {run.state}, "
+                    "neither running nor completed (reject a job that was not started)"
+                )
+            run.kill_requested = True
             ids.append(job_id)
-        if not ids:
-            return
-        self.kill_requested.update(ids)
-        self.nb_killers += 1
-        self.env.process(self.killer(ids))
+        if ids:
+            self.spawn(self.killer(ids), "killer")
+            self.nb_killers += 1
 
-    def killer(self, ids: list[str]) -> Generator[Event, Any, None]:
-        now = self.env.now
+    def killer(self, ids: list[str]) -> Generator[tuple, Any, None]:
+        engine = self.engine
         progress = {}
         for job_id in ids:
             run = self.runs[job_id]
             if run.state == "RUNNING":
+                now = engine.now
                 progress[job_id] = run.progress(now)
-                run.process.interrupt()
-        yield self.post(self.master_host, ("KILLING_DONE", ids, progress))
+                engine.kill(run.actor)
+                run.state = "COMPLETED_KILLED"
+                self.machine_states.job_ends(run.alloc, now)
+                run.runtime = jobs_csv.runtime_of(run.starting_time, now)
+        yield (PUT, ("KILLING_DONE", ids, progress), self.cost(self.master_host))
 
     # --------------------------------------------------------------- job events
     def on_job_finished(self, run: JobRun, return_code: int) -> None:
-        now = self.env.now
-        runtime = now - run.starting_time
-        run.runtime = runtime if runtime != 0 else 1e-5
+        """Called by the job's executor when its profile is over (before telling the server)."""
+        now = self.engine.now
         run.return_code = return_code
         run.state = final_state(return_code)
         self.machine_states.job_ends(run.alloc, now)
-
-    def on_job_killed(self, run: JobRun) -> None:
-        now = self.env.now
-        runtime = now - run.starting_time
-        run.runtime = runtime if runtime != 0 else 1e-5
-        run.state = "COMPLETED_KILLED"
-        self.machine_states.job_ends(run.alloc, now)
+        run.runtime = jobs_csv.runtime_of(run.starting_time, now)
 
     def write_job_row(self, run: JobRun) -> None:
         job = run.job
-        self.job_rows.append(
-            jobs_csv.format_row(
-                name=job.name,
-                workload=job.workload,
-                profile=job.profile,
-                subtime=job.subtime,
-                res=job.res,
-                walltime=job.walltime,
-                final_state=run.state,
-                starting_time=run.starting_time,
-                runtime=run.runtime,
-                alloc=run.alloc,
-                consumed_energy=-1.0,
-                metadata=run.metadata,
-            )
+        text, stats = jobs_csv.format_row(
+            name=job.name,
+            workload=job.workload,
+            profile=job.profile,
+            subtime=job.subtime,
+            res=job.res,
+            walltime=job.walltime,
+            final_state=run.state,
+            starting_time=run.starting_time,
+            runtime=run.runtime,
+            alloc=run.alloc,
+            consumed_energy=-1.0,
+            metadata=run.metadata,
         )
-        self.job_stats.append(
-            jobs_csv.JobRow(run.state, job.subtime, run.starting_time, run.runtime)
-        )
+        self.job_rows.append(text)
+        self.job_stats.append(stats)
 
     # ---------------------------------------------------------------------- run
     def run(self) -> None:
         """Simulate until SIMULATION_ENDS was acknowledged; raise the first error."""
-        env = self.env
+        engine = self.engine
         for workload in self.workloads:
-            env.process(submitter_process(self, workload))
-        server = env.process(self.server())
-        try:
-            env.run(until=server)
-        except RuntimeError as exc:
-            if "No scheduled events left" not in str(exc):
-                raise
+            engine.spawn(submitter_process(self, workload), f"{workload.name}_submitter")
+        engine.spawn(self.server(), "server")
+        engine.run()
+        if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
             raise SchedulerError(
-                f"simulation stalled at t={env.now:f}: nothing can happen any more but "
+                f"simulation stalled at t={engine.now:f}: nothing can happen any more but "
                 f"{len(waiting)} job(s) still wait for a decision "
                 f"({', '.join(waiting[:5])}{'...' if len(waiting) > 5 else ''}); the scheduler "
                 "must execute or reject every job, or ask for a CALL_ME_LATER"
-            ) from None
-        self.finished = True
+            )
+
+
+def _ignore(msg: tuple) -> None:
+    """Submitter hello: nothing to do."""
 
 
 def _is_total(profile: Profile, profiles: Any) -> bool:
     if profile.type == "parallel_homogeneous_total":
         return True
     if isinstance(profile, ComposedProfile):
-        return all(_is_total(profiles[p], profiles) for p in profile.seq)
+        return all(profiles[p].type == "parallel_homogeneous_total" for p in profile.seq)
     return False
 
 
+_NAMES = {
+    d.ExecuteJob: "EXECUTE_JOB", d.RejectJob: "REJECT_JOB", d.KillJob: "KILL_JOB",
+    d.CallMeLater: "CALL_ME_LATER", d.SetResourceState: "SET_RESOURCE_STATE",
+    d.SetJobMetadata: "SET_JOB_METADATA", d.ChangeJobState: "CHANGE_JOB_STATE",
+    d.RegisterJob: "REGISTER_JOB", d.RegisterProfile: "REGISTER_PROFILE",
+    d.NotifyDecision: "NOTIFY", d.Query: "QUERY", d.ToJobMsg: "TO_JOB_MSG",
+}
+
+
 def _name(decision: Any) -> str:
-    return {
-        d.ExecuteJob: "EXECUTE_JOB", d.RejectJob: "REJECT_JOB", d.KillJob: "KILL_JOB",
-        d.SetJobMetadata: "SET_JOB_METADATA", d.ChangeJobState: "CHANGE_JOB_STATE",
-    }.get(type(decision), type(decision).__name__)
-
-
-def _fmt_ids(ids: tuple[int, ...]) -> str:
-    from batsim_py import intervalset
-
-    return intervalset.format(ids)
-
+    return _NAMES.get(type(decision), type(decision).__name__)

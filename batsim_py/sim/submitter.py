@@ -10,30 +10,29 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from simpy.events import Event
+from batsim_py.sim.engine import PUT, SLEEP
+from batsim_py.workload.model import Job, Workload
 
-from batsim_py.workload.model import Workload
 
-
-def submission_order(workload: Workload) -> list:
+def submission_order(workload: Workload) -> list[Job]:
     """Jobs by (subtime, full id as a string): Batsim compares ids as strings (`w0!10` < `w0!5`)."""
     return sorted(workload.jobs, key=lambda j: (j.subtime, j.id))
 
 
-def submitter_process(sim: Any, workload: Workload) -> Generator[Event, Any, None]:
-    env = sim.env
-    master = sim.master_host
-    yield sim.post(master, ("HELLO",))
-    current = env.now
-    batch: list = []
+def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, None]:
+    engine = sim.engine
+    cost = sim.cost(sim.master_host)
+    yield (PUT, ("HELLO",), cost)
+    current = engine.now
+    batch: list[Job] = []
     for job in submission_order(workload):
         if job.subtime > current:
             if batch:
-                yield sim.post(master, ("JOBS", batch))
+                yield (PUT, ("JOBS", batch), cost)
                 batch = []
-            yield env.timeout(job.subtime - current)
-            current = env.now
+            yield (SLEEP, job.subtime - current)
+            current = engine.now
         batch.append(job)
     if batch:
-        yield sim.post(master, ("JOBS", batch))
-    yield sim.post(master, ("BYE",))
+        yield (PUT, ("JOBS", batch), cost)
+    yield (PUT, ("BYE",), cost)

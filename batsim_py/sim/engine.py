@@ -1,0 +1,305 @@
+"""The simulation kernel: actors, rounds and SimGrid's clock.
+
+Batsim's printed timestamps are SimGrid's, down to the last bit that survives `%f`, so the
+kernel reproduces the two things SimGrid does that an ordinary event queue does not:
+
+- **Rounds.** Woken actors run one after another until each issues a request (sleep, send,
+  receive, create an actor); the requests are then handled in that order. A message posted in
+  the same round as the server's "is my mailbox empty?" check is not yet in the mailbox. An
+  actor that creates another yields: the child runs first in the next round.
+- **The clock.** SimGrid does not keep completion dates. Each step it advances `now += delta`
+  where `delta` is the smallest remaining duration over all activities, then subtracts `delta`
+  from every activity's remaining duration (snapping below 1e-9 s to zero). Completion dates
+  therefore carry the rounding of every step in between; reproducing them bit for bit is what
+  keeps `-0.000000` and the sixth decimal identical to Batsim's.
+
+Doing that naively costs O(activities) per step. Sleeps are kept in a heap by their
+approximate end; only those within `WINDOW` seconds of the earliest are brought up to date,
+replaying the recorded step deltas in order (`numpy.subtract.accumulate` is a sequential fold,
+so the result is the same float as SimGrid's step-by-step subtraction).
+
+Actors are generators yielding requests: `(SLEEP, seconds)`, `(PUT, message, cost)`,
+`(GET,)`, `(SPAWN, generator)`. The single receiving mailbox is Batsim's server mailbox.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Generator
+from heapq import heappop, heappush
+from typing import Any
+
+import numpy as np
+
+SLEEP, PUT, GET, SPAWN = 0, 1, 2, 3
+
+PRECISION_TIMING = 1e-9  # SimGrid's precision/timing: countdowns below it are done
+PRECISION_WORK = 1e-14  # precision/work-amount x precision/timing: remaining work snap
+WINDOW = 1e-3  # sleeps this close to the earliest one are brought up to date exactly
+
+Request = tuple
+ActorGen = Generator[Request, Any, Any]
+
+
+class Actor:
+    __slots__ = ("gen", "value", "request", "dead", "action", "name")
+
+    def __init__(self, gen: ActorGen, name: str = "") -> None:
+        self.gen = gen
+        self.value: Any = None
+        self.request: Request | None = None
+        self.dead = False
+        self.action: Any = None
+        self.name = name
+
+
+class _Sleep:
+    __slots__ = ("rem", "upd", "end", "seq", "actor")
+
+    def __init__(self, rem: float, upd: int, end: float, seq: int, actor: Actor | None) -> None:
+        self.rem = rem  # remaining duration once the first `upd` step deltas are applied
+        self.upd = upd
+        self.end = end  # approximate end date, for the heap only
+        self.seq = seq  # creation order: SimGrid handles same-step completions in it
+        self.actor = actor  # None once cancelled
+
+
+class _Comm:
+    """A 1-byte (or any lone) transfer: latency phase, then work at a fixed rate."""
+
+    __slots__ = ("latency", "remains", "rate", "enabled", "seq", "sender", "receiver", "msg",
+                 "sender_first")
+
+    def __init__(self, latency: float, rate: float, free: bool, seq: int) -> None:
+        self.latency = latency
+        self.remains = 0.0 if free else 1.0
+        self.rate = rate
+        self.enabled = latency <= 0.0
+        self.seq = seq
+
+
+class Mailbox:
+    """Batsim's server mailbox: FIFO posts, one receiver, one transfer at a time."""
+
+    __slots__ = ("engine", "queue", "waiting")
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.queue: deque[tuple[Actor, Any, tuple[float, float, bool]]] = deque()
+        self.waiting: Actor | None = None
+
+    def post(self, sender: Actor, msg: Any, cost: tuple[float, float, bool]) -> None:
+        receiver = self.waiting
+        if receiver is not None:
+            self.waiting = None
+            self.engine._start_comm(sender, msg, cost, receiver, sender_first=False)
+        else:
+            self.queue.append((sender, msg, cost))
+
+    def get(self, receiver: Actor) -> None:
+        if self.queue:
+            sender, msg, cost = self.queue.popleft()
+            self.engine._start_comm(sender, msg, cost, receiver, sender_first=True)
+        else:
+            self.waiting = receiver
+
+    def has_pending(self) -> bool:
+        """Batsim's `mailbox_empty` check, negated: a message is posted but not received."""
+        return bool(self.queue)
+
+
+class Engine:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.to_run: list[Actor] = []
+        self.current: Actor | None = None  # the actor running now
+        self.mailbox = Mailbox(self)
+        self._sleeps: list[tuple[float, int, _Sleep]] = []
+        self._comms: list[_Comm] = []
+        self._deltas = np.empty(4096)
+        self._k = 0  # number of steps taken
+        self._seq = 0
+
+    # ------------------------------------------------------------------ actors
+    def spawn(self, gen: ActorGen, name: str = "") -> Actor:
+        """Start an actor from outside any actor (it runs in the next round)."""
+        actor = Actor(gen, name)
+        self.to_run.append(actor)
+        return actor
+
+    def kill(self, actor: Actor) -> None:
+        """Stop an actor now; its pending sleep is cancelled (SimGrid's Actor::kill)."""
+        actor.dead = True
+        action = actor.action
+        if isinstance(action, _Sleep):
+            action.actor = None
+        actor.action = None
+        actor.gen.close()
+
+    def run(self) -> None:
+        """Run rounds and steps until nothing can happen any more."""
+        while True:
+            to_run = self.to_run
+            while to_run:
+                self.to_run = []
+                ran = []
+                for actor in to_run:
+                    if actor.dead:
+                        continue
+                    self.current = actor
+                    try:
+                        actor.request = actor.gen.send(actor.value)
+                    except StopIteration:
+                        actor.dead = True
+                        continue
+                    ran.append(actor)
+                for actor in ran:
+                    if not actor.dead:
+                        self._handle(actor, actor.request)
+                to_run = self.to_run
+            if not self._step():
+                return
+
+    def _handle(self, actor: Actor, request: Request) -> None:
+        kind = request[0]
+        if kind == SLEEP:
+            self._seq += 1
+            duration = request[1]
+            s = _Sleep(duration, self._k, self.now + duration, self._seq, actor)
+            actor.action = s
+            heappush(self._sleeps, (s.end, s.seq, s))
+        elif kind == PUT:
+            self.mailbox.post(actor, request[1], request[2])
+        elif kind == GET:
+            self.mailbox.get(actor)
+        elif kind == SPAWN:
+            child = Actor(request[1], request[2] if len(request) > 2 else "")
+            self.to_run.append(child)
+            actor.value = child
+            self.to_run.append(actor)
+        else:  # pragma: no cover - programming error
+            raise ValueError(f"unknown request {request!r}")
+
+    def _start_comm(
+        self, sender: Actor, msg: Any, cost: tuple[float, float, bool], receiver: Actor,
+        sender_first: bool,
+    ) -> None:
+        self._seq += 1
+        latency, rate, free = cost
+        c = _Comm(latency, rate, free, self._seq)
+        c.sender = sender
+        c.receiver = receiver
+        c.msg = msg
+        c.sender_first = sender_first
+        self._comms.append(c)
+
+    # -------------------------------------------------------------------- clock
+    def _catch_up(self, s: _Sleep, k: int) -> None:
+        n = k - s.upd
+        if n <= 0:
+            return
+        if n <= 16:
+            rem = s.rem
+            for d in self._deltas[s.upd:k].tolist():
+                rem -= d
+            s.rem = rem
+        else:
+            seq = np.empty(n + 1)
+            seq[0] = s.rem
+            seq[1:] = self._deltas[s.upd:k]
+            s.rem = float(np.subtract.accumulate(seq)[-1])
+        s.upd = k
+
+    def _step(self) -> bool:
+        """One SimGrid engine step: advance to the next completion, wake the actors."""
+        now = self.now
+        k = self._k
+        delta = -1.0
+        comms = self._comms
+        for c in comms:
+            if c.enabled:
+                v = c.remains / c.rate if c.remains > 0 else 0.0
+                if delta < 0 or v < delta:
+                    delta = v
+            if c.latency > 0 and (delta < 0 or c.latency < delta):
+                delta = c.latency
+        heap = self._sleeps
+        candidates: list[_Sleep] = []
+        if heap:
+            limit = heap[0][0]
+            if delta >= 0 and now + delta < limit:
+                limit = now + delta
+            limit += WINDOW
+            while heap and heap[0][0] <= limit:
+                s = heappop(heap)[2]
+                if s.actor is None:
+                    continue
+                self._catch_up(s, k)
+                candidates.append(s)
+                if delta < 0 or s.rem < delta:
+                    delta = s.rem
+        if delta < 0:
+            return False
+
+        self.now = now = now + delta
+        deltas = self._deltas
+        if k == len(deltas):
+            self._deltas = deltas = np.concatenate((deltas, np.empty(len(deltas))))
+        deltas[k] = delta
+        self._k = k + 1
+
+        done: list[Any] = []
+        for s in candidates:
+            rem = s.rem - delta
+            if rem < PRECISION_TIMING:
+                done.append(s)
+            else:
+                s.rem = rem
+                s.upd = k + 1
+                heappush(heap, (s.end, s.seq, s))
+        if comms:
+            alive = []
+            for c in comms:
+                was_enabled = c.enabled
+                if c.latency > 0:
+                    if c.latency > delta:
+                        c.latency -= delta
+                        if c.latency < PRECISION_TIMING:
+                            c.latency = 0.0
+                    else:
+                        c.latency = 0.0
+                    if c.latency <= 0.0:
+                        c.enabled = True
+                if was_enabled and c.remains > 0.0:
+                    c.remains -= c.rate * delta
+                    if c.remains < PRECISION_WORK:
+                        c.remains = 0.0
+                if c.enabled and c.remains <= 0.0:
+                    done.append(c)
+                else:
+                    alive.append(c)
+            self._comms = alive
+        if len(done) > 1:
+            done.sort(key=_seq_of)
+        to_run = self.to_run
+        for a in done:
+            if type(a) is _Sleep:
+                actor = a.actor
+                actor.action = None
+                actor.value = None
+                to_run.append(actor)
+            else:
+                if a.sender_first:
+                    to_run.append(a.sender)
+                    a.receiver.value = a.msg
+                    to_run.append(a.receiver)
+                else:
+                    a.receiver.value = a.msg
+                    to_run.append(a.receiver)
+                    to_run.append(a.sender)
+                a.sender.value = None
+        return True
+
+
+def _seq_of(action: Any) -> int:
+    return action.seq
