@@ -219,7 +219,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     sim = run_simulation(spec, decision)
     logging.getLogger("batsim_py").info(
-        "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_rows)
+        "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
     return 0
 

@@ -44,7 +44,7 @@ def one_run(platform: str, workload: str, scheduler: str) -> dict:
         )
         wall = time.perf_counter() - t0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"wall": wall, "jobs": len(sim.job_rows), "peak_mib": peak_kib / 1024}
+    return {"wall": wall, "jobs": len(sim.job_records), "peak_mib": peak_kib / 1024}
 
 
 def main() -> int:

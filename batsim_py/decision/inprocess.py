@@ -3,13 +3,13 @@
 A scheduler over the Batsim protocol only ever sees times printed with 6 decimals, and replies
 with those rounded values (pybatsim sets its `now` from the message). To take exactly the
 decisions it would take over ZeroMQ (and so land on the same timestamps), the in-process peer
-hands the scheduler the same rounded times.
+hands the scheduler the same rounded `now` (the engine already stamps events with the times
+the protocol would show).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from batsim_py.decision.decisions import Reply
 from batsim_py.decision.events import Event
@@ -26,8 +26,7 @@ class InProcess(DecisionProcess):
         self.scheduler = scheduler
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
-        rounded = [replace(e, timestamp=wire_time(e.timestamp)) for e in events]
-        return self.scheduler.exchange(wire_time(now), rounded)
+        return self.scheduler.exchange(wire_time(now), events)
 
     def close(self) -> None:
         self.scheduler.close()

@@ -25,13 +25,13 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
             f.write(text)
         written.append(path)
 
-    rows = sim.job_rows
-    write("jobs.csv", jobs_csv.HEADER + "\n" + "".join(r + "\n" for r in rows))
+    text, times = jobs_csv.format_rows(sim.job_records)
+    write("jobs.csv", text)
     ms = sim.machine_states
     write(
         "schedule.csv",
         format_schedule(
-            rows=sim.job_stats,
+            times=times,
             nb_machines=len(sim.machines),
             time_in_state=ms.time_in(),
             consumed_joules=0.0,

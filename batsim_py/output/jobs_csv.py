@@ -2,11 +2,13 @@
 
 Batsim keeps job times in long double and derives every column from them before printing the
 double value with `%f`; numpy's longdouble is the same 80-bit type on x86-64, so the printed
-digits (down to the sign of `-0.000000`) come out identical.
+digits (down to the sign of `-0.000000`) come out identical. The columns are computed for all
+jobs at once when the file is written: numpy's long double is slow one scalar at a time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,62 +22,92 @@ HEADER = (
 )
 
 LD = np.longdouble
+NO_RUNTIME = LD("1e-5")  # Batsim's runtime for a job that took no time
 
 
 @dataclass(frozen=True, slots=True)
-class JobRow:
-    """What the schedule metrics need from a finished (or rejected) job, in long double."""
+class JobRecord:
+    """A job as it ended: what its row needs (times are the simulation clock's doubles)."""
 
+    name: str
+    workload: str
+    profile: str
+    subtime: float
+    res: int
+    walltime: float
     final_state: str
-    waiting: LD | None = None
-    completion: LD | None = None
-    turnaround: LD | None = None
-    slowdown: LD | None = None
+    starting_time: float  # unused when rejected
+    end_time: float  # clock when it finished or was killed; unused when rejected
+    alloc: tuple[int, ...]
+    consumed_energy: float
+    metadata: str
 
 
-def format_row(
-    *,
-    name: str,
-    workload: str,
-    profile: str,
-    subtime: float,
-    res: int,
-    walltime: float,
-    final_state: str,
-    starting_time: float,
-    runtime: LD | None,
-    alloc: tuple[int, ...],
-    consumed_energy: float,
-    metadata: str,
-) -> tuple[str, JobRow]:
-    head = "%s,%s,%s,%f,%d,%f," % (name, workload, profile, subtime, res, walltime)
-    if final_state == "REJECTED":
-        return head + '0,REJECTED,,,,,,,,,"%s"' % metadata, JobRow(final_state)
-    start = LD(starting_time)
-    sub = LD(subtime)
+@dataclass(frozen=True, slots=True)
+class JobTimes:
+    """Long double columns of the jobs that ran (rejected ones excluded), in row order."""
+
+    final_states: tuple[str, ...]
+    nb_rejected: int
+    waiting: np.ndarray
+    completion: np.ndarray
+    turnaround: np.ndarray
+    slowdown: np.ndarray
+
+
+def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, dict[int, tuple]]:
+    """Batsim's long double job metrics; also the printed values of each non-rejected row."""
+    ran = [i for i, r in enumerate(records) if r.final_state != "REJECTED"]
+    start = np.array([records[i].starting_time for i in ran], dtype=LD)
+    end = np.array([records[i].end_time for i in ran], dtype=LD)
+    sub = np.array([records[i].subtime for i in ran], dtype=LD)
+    runtime = end - start
+    runtime[runtime == 0] = NO_RUNTIME
     finish = start + runtime
     waiting = start - sub
     turnaround = finish - sub
     slowdown = turnaround / runtime
-    text = head + '%d,%s,%f,%f,%f,%f,%f,%f,%s,%f,"%s"' % (
-        1 if final_state == "COMPLETED_SUCCESSFULLY" else 0,
-        final_state,
-        starting_time,
-        float(runtime),
-        float(finish),
-        float(waiting),
-        float(turnaround),
-        float(slowdown),
-        intervalset.format(alloc),
-        consumed_energy,
-        metadata,
+    printed = zip(
+        runtime.astype(float).tolist(),
+        finish.astype(float).tolist(),
+        waiting.astype(float).tolist(),
+        turnaround.astype(float).tolist(),
+        slowdown.astype(float).tolist(),
+        strict=True,
     )
-    return text, JobRow(final_state, waiting, finish, turnaround, slowdown)
+    columns = dict(zip(ran, printed, strict=True))
+    times = JobTimes(
+        final_states=tuple(records[i].final_state for i in ran),
+        nb_rejected=len(records) - len(ran),
+        waiting=waiting,
+        completion=finish,
+        turnaround=turnaround,
+        slowdown=slowdown,
+    )
+    return times, columns
 
 
-def runtime_of(starting_time: float, end: float) -> LD:
-    """Batsim's runtime: end - start in long double, 1e-5 when the job took no time."""
-    runtime = LD(end) - LD(starting_time)
-    if runtime == 0:
-        return LD("1e-5")
-    return runtime
+def format_rows(records: Sequence[JobRecord]) -> tuple[str, JobTimes]:
+    """The whole file (header included) and the metrics schedule.csv needs."""
+    times, columns = compute_times(records)
+    lines = [HEADER]
+    fmt = '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,%f,"%s"'
+    for i, r in enumerate(records):
+        if r.final_state == "REJECTED":
+            lines.append(
+                '%s,%s,%s,%f,%d,%f,0,REJECTED,,,,,,,,,"%s"'
+                % (r.name, r.workload, r.profile, r.subtime, r.res, r.walltime, r.metadata)
+            )
+            continue
+        runtime, finish, waiting, turnaround, stretch = columns[i]
+        lines.append(
+            fmt
+            % (
+                r.name, r.workload, r.profile, r.subtime, r.res, r.walltime,
+                1 if r.final_state == "COMPLETED_SUCCESSFULLY" else 0, r.final_state,
+                r.starting_time, runtime, finish, waiting, turnaround, stretch,
+                intervalset.format(r.alloc), r.consumed_energy, r.metadata,
+            )
+        )
+    lines.append("")
+    return "\n".join(lines), times

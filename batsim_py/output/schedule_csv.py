@@ -1,19 +1,19 @@
 """`PREFIX_schedule.csv`: one line of whole-run metrics, columns in byte order (§7.2).
 
-Sums and maxima are kept in long double as Batsim does; means are the double of the sum
-divided by the number of jobs (rejected ones included).
+Sums and maxima are long double as in Batsim (sums accumulated in row order, as Batsim adds
+each job when its row is written); means are the double of the sum divided by the number of
+jobs, rejected ones included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
-from batsim_py.output.jobs_csv import JobRow
+from batsim_py.output.jobs_csv import JobTimes
 
 STATES = ("computing", "idle", "sleeping", "switching_off", "switching_on", "unavailable")
-LD = np.longdouble
 
 
 def _f(x: float) -> str:
@@ -22,9 +22,17 @@ def _f(x: float) -> str:
     return "%f" % x
 
 
+def _sum(a: np.ndarray) -> float:
+    return float(np.add.accumulate(a)[-1]) if len(a) else 0.0
+
+
+def _max(a: np.ndarray) -> float:
+    return max(float(a.max()), 0.0) if len(a) else 0.0
+
+
 def format_schedule(
     *,
-    rows: Iterable[JobRow],
+    times: JobTimes,
     nb_machines: int,
     time_in_state: Mapping[str, float],
     consumed_joules: float,
@@ -34,50 +42,30 @@ def format_schedule(
     simulation_time: float,
     version: str,
 ) -> str:
-    nb_jobs = nb_finished = nb_success = nb_rejected = 0
-    zero = LD(0)
-    makespan = max_slowdown = max_turnaround = max_waiting = zero
-    sum_slowdown = sum_turnaround = sum_waiting = zero
-    for r in rows:
-        nb_jobs += 1
-        if r.final_state == "REJECTED":
-            nb_rejected += 1
-            continue
-        nb_finished += 1
-        if r.final_state == "COMPLETED_SUCCESSFULLY":
-            nb_success += 1
-        sum_waiting += r.waiting
-        sum_turnaround += r.turnaround
-        sum_slowdown += r.slowdown
-        if r.completion > makespan:
-            makespan = r.completion
-        if r.waiting > max_waiting:
-            max_waiting = r.waiting
-        if r.turnaround > max_turnaround:
-            max_turnaround = r.turnaround
-        if r.slowdown > max_slowdown:
-            max_slowdown = r.slowdown
+    nb_finished = len(times.final_states)
+    nb_jobs = nb_finished + times.nb_rejected
+    nb_success = times.final_states.count("COMPLETED_SUCCESSFULLY")
     nan = float("nan")
 
-    def mean(s: LD) -> float:
-        return float(s) / nb_jobs if nb_jobs else nan
+    def mean(a: np.ndarray) -> float:
+        return _sum(a) / nb_jobs if nb_jobs else nan
 
     values = {
         "batsim_version": version,
         "consumed_joules": _f(consumed_joules),
-        "makespan": _f(float(makespan)),
-        "max_slowdown": _f(float(max_slowdown)),
-        "max_turnaround_time": _f(float(max_turnaround)),
-        "max_waiting_time": _f(float(max_waiting)),
-        "mean_slowdown": _f(mean(sum_slowdown)),
-        "mean_turnaround_time": _f(mean(sum_turnaround)),
-        "mean_waiting_time": _f(mean(sum_waiting)),
+        "makespan": _f(_max(times.completion)),
+        "max_slowdown": _f(_max(times.slowdown)),
+        "max_turnaround_time": _f(_max(times.turnaround)),
+        "max_waiting_time": _f(_max(times.waiting)),
+        "mean_slowdown": _f(mean(times.slowdown)),
+        "mean_turnaround_time": _f(mean(times.turnaround)),
+        "mean_waiting_time": _f(mean(times.waiting)),
         "nb_computing_machines": str(nb_machines),
         "nb_grouped_switches": str(nb_grouped_switches),
         "nb_jobs": str(nb_jobs),
         "nb_jobs_finished": str(nb_finished),
         "nb_jobs_killed": str(nb_finished - nb_success),
-        "nb_jobs_rejected": str(nb_rejected),
+        "nb_jobs_rejected": str(times.nb_rejected),
         "nb_jobs_success": str(nb_success),
         "nb_machine_switches": str(nb_machine_switches),
         "scheduling_time": _f(scheduling_time),

@@ -35,7 +35,7 @@ class JobRun:
     """Mutable record of one job in the simulation (the static facts are in `job`)."""
 
     __slots__ = (
-        "job", "profile", "state", "starting_time", "runtime", "alloc", "mapping",
+        "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
     )
 
@@ -44,7 +44,7 @@ class JobRun:
         self.profile = profile
         self.state = "SUBMITTED"
         self.starting_time = -1.0
-        self.runtime: Any = None  # long double once finished
+        self.end_time = -1.0  # clock when it finished or was killed
         self.alloc: tuple[int, ...] = ()
         self.mapping: tuple[int, ...] | None = None
         self.return_code = -1

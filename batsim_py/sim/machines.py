@@ -44,30 +44,46 @@ class MachineStates:
         self.counts[new] += 1
 
     def job_starts(self, alloc: tuple[int, ...], now: float) -> None:
+        lo = alloc[0]
+        hi = alloc[-1] + 1
+        n = len(alloc)
         state = self.state
-        last = self.last_change
-        nb_jobs = self.nb_jobs
-        ends = self._ends
-        starts = self._starts
-        counts = self.counts
-        for m in alloc:
-            old = state[m]
-            ends[old].append(now)
-            starts[old].append(last[m])
-            last[m] = now
-            state[m] = COMPUTING
-            counts[old] -= 1
-            counts[COMPUTING] += 1
-            nb_jobs[m] += 1
+        if hi - lo == n and state[lo:hi].count(IDLE) == n:
+            # A contiguous block of idle machines (the usual case): update it as slices.
+            self._ends[IDLE].extend([now] * n)
+            self._starts[IDLE].extend(self.last_change[lo:hi])
+            self.last_change[lo:hi] = [now] * n
+            state[lo:hi] = [COMPUTING] * n
+            self.nb_jobs[lo:hi] = [1] * n
+            self.counts[IDLE] -= n
+            self.counts[COMPUTING] += n
+        else:
+            nb_jobs = self.nb_jobs
+            for m in alloc:
+                nb_jobs[m] += 1
+                self.set(m, COMPUTING, now)  # even when already computing, as Batsim does
         self.write_row(now)
 
     def job_ends(self, alloc: tuple[int, ...], now: float) -> None:
+        lo = alloc[0]
+        hi = alloc[-1] + 1
+        n = len(alloc)
         nb_jobs = self.nb_jobs
-        state = self.state
-        for m in alloc:
-            nb_jobs[m] -= 1
-            if nb_jobs[m] == 0 and state[m] != UNAVAILABLE:
-                self.set(m, IDLE, now)
+        contiguous = hi - lo == n
+        if contiguous and nb_jobs[lo:hi].count(1) == n and self.state[lo:hi].count(COMPUTING) == n:
+            self._ends[COMPUTING].extend([now] * n)
+            self._starts[COMPUTING].extend(self.last_change[lo:hi])
+            self.last_change[lo:hi] = [now] * n
+            self.state[lo:hi] = [IDLE] * n
+            nb_jobs[lo:hi] = [0] * n
+            self.counts[COMPUTING] -= n
+            self.counts[IDLE] += n
+        else:
+            state = self.state
+            for m in alloc:
+                nb_jobs[m] -= 1
+                if nb_jobs[m] == 0 and state[m] != UNAVAILABLE:
+                    self.set(m, IDLE, now)
         self.write_row(now)
 
     def write_row(self, now: float) -> None:

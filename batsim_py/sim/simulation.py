@@ -74,8 +74,7 @@ class Simulation:
         self.machine_states = MachineStates(
             len(machines), self.nb_compute, options.machine_state_tracing
         )
-        self.job_rows: list[str] = []
-        self.job_stats: list[jobs_csv.JobRow] = []
+        self.job_records: list[jobs_csv.JobRecord] = []
         self.scheduling_time = 0.0
 
     # ----------------------------------------------------------------- messages
@@ -90,6 +89,14 @@ class Simulation:
                 c = lone_transfer(route.latency, [link.bandwidth for link in route.links], 1.0)
             self._costs[host] = c
         return c
+
+    def stamp(self) -> float:
+        """The timestamp of an event created now, as the protocol shows it (6 decimals).
+
+        Schedulers only ever see Batsim's `%.6f` times; giving in-process schedulers the same
+        values makes them decide exactly as they would over ZeroMQ.
+        """
+        return float("%.6f" % self.engine.now)
 
     def spawn(self, gen: Any, name: str = "") -> None:
         """Create an actor from a server handler (the server yields for it after handling)."""
@@ -122,7 +129,7 @@ class Simulation:
                 if self.events:
                     yield from self.send_to_scheduler()
                 elif not self.end_sent and self.everything_done():
-                    self.events.append(ev.SimulationEnds(engine.now))
+                    self.events.append(ev.SimulationEnds(self.stamp()))
                     yield from self.send_to_scheduler()
                     self.end_sent = True
 
@@ -201,7 +208,7 @@ class Simulation:
 
     # ----------------------------------------------------------------- handlers
     def on_jobs_submitted(self, msg: tuple) -> None:
-        now = self.engine.now
+        now = self.stamp()
         forward = self.options.forward_profiles_on_submission
         runs = self.runs
         events = self.events
@@ -215,7 +222,7 @@ class Simulation:
     def on_submitter_bye(self, msg: tuple) -> None:
         self.nb_submitters_done += 1
         if self.nb_submitters_done == self.nb_submitters:
-            self.events.append(ev.Notify(self.engine.now, "no_more_static_job_to_submit"))
+            self.events.append(ev.Notify(self.stamp(), "no_more_static_job_to_submit"))
 
     def on_sched_ready(self, msg: tuple) -> None:
         self.sched_ready = True
@@ -223,7 +230,7 @@ class Simulation:
             self.end_acknowledged = True
 
     def on_waiting_done(self, msg: tuple) -> None:
-        self.events.append(ev.RequestedCall(self.engine.now))
+        self.events.append(ev.RequestedCall(self.stamp()))
         self.nb_waiters -= 1
 
     def on_job_completed(self, msg: tuple) -> None:
@@ -231,13 +238,13 @@ class Simulation:
         self.nb_running -= 1
         self.nb_completed += 1
         self.events.append(
-            ev.JobCompleted(self.engine.now, run.job.id, run.state, run.return_code, run.alloc)
+            ev.JobCompleted(self.stamp(), run.job.id, run.state, run.return_code, run.alloc)
         )
         self.write_job_row(run)
 
     def on_killing_done(self, msg: tuple) -> None:
         _, ids, progress = msg
-        now = self.engine.now
+        now = self.stamp()
         for job_id in ids:
             run = self.runs[job_id]
             if run.state == "COMPLETED_KILLED" and not run.reported:
@@ -389,7 +396,7 @@ class Simulation:
                 engine.kill(run.actor)
                 run.state = "COMPLETED_KILLED"
                 self.machine_states.job_ends(run.alloc, now)
-                run.runtime = jobs_csv.runtime_of(run.starting_time, now)
+                run.end_time = now
         yield (PUT, ("KILLING_DONE", ids, progress), self.cost(self.master_host))
 
     # --------------------------------------------------------------- job events
@@ -399,26 +406,16 @@ class Simulation:
         run.return_code = return_code
         run.state = final_state(return_code)
         self.machine_states.job_ends(run.alloc, now)
-        run.runtime = jobs_csv.runtime_of(run.starting_time, now)
+        run.end_time = now
 
     def write_job_row(self, run: JobRun) -> None:
         job = run.job
-        text, stats = jobs_csv.format_row(
-            name=job.name,
-            workload=job.workload,
-            profile=job.profile,
-            subtime=job.subtime,
-            res=job.res,
-            walltime=job.walltime,
-            final_state=run.state,
-            starting_time=run.starting_time,
-            runtime=run.runtime,
-            alloc=run.alloc,
-            consumed_energy=-1.0,
-            metadata=run.metadata,
+        self.job_records.append(
+            jobs_csv.JobRecord(
+                job.name, job.workload, job.profile, job.subtime, job.res, job.walltime,
+                run.state, run.starting_time, run.end_time, run.alloc, -1.0, run.metadata,
+            )
         )
-        self.job_rows.append(text)
-        self.job_stats.append(stats)
 
     # ---------------------------------------------------------------------- run
     def run(self) -> None:

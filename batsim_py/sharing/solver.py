@@ -1,0 +1,254 @@
+"""SimGrid's fair-bottleneck LMM solver, reproduced round for round with numpy.
+
+Batsim always runs SimGrid's ptask_L07 model, whose LMM system is solved by
+`FairBottleneck::do_solve` (simgrid-models §3.3), not by max-min: its quirks (stale increments,
+the FATPIPE "smallest increment" rule, an absolute 1e-5 snap of remaining capacities) change
+completion dates, so they are reproduced on purpose. Each round is vectorised over elements;
+the rounds themselves stay sequential because each depends on the previous one.
+
+Order dependence. Within a round every quantity depends only on the previous round, so the
+result does not depend on the order of constraints or variables. The one place where order
+matters is floating-point rounding: SimGrid subtracts the increments of a SHARED constraint's
+elements one by one, in the order of its enabled-element list (the most recently created or
+enabled element first). `fair_bottleneck` subtracts in the order of the elements in `Usage`,
+bit for bit like a sequential loop, so a caller wanting SimGrid's exact rounding lists the
+elements of each resource newest first. Rounding decides the exact-equality test `x == bound`
+and the 1e-5 snap, hence whether a variable leaves the round early.
+
+Non-termination. SimGrid loops until no variable is active. Some inputs never get there: e.g.
+a variable whose increments shrink geometrically (a host listed twice in a ptask with different
+flops, or a bound reached only approximately) while no constraint crosses the 1e-5 snap, or a
+FATPIPE constraint whose remaining capacity never decreases because some element's stale
+increment is zero or negative. Real SimGrid (and Batsim) then spins. Here the rounds stop once
+a round changes neither the active sets nor any variable value (the floating-point limit of the
+geometric progression); a variable still growing by a non-vanishing amount every round while
+nothing else changes has no finite limit and gets `inf`. `SolveInfo.converged` says which way
+the solve ended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+#: `precision/work-amount` (`maxmin/precision`): absolute snap of remaining capacities.
+WORKAMOUNT_PRECISION = 1e-5
+
+#: Rounds without any change of the active sets after which a still-moving solve is declared
+#: divergent. Literal rounds that do progress are never cut.
+STALL_ROUNDS = 64
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """The elements of an LMM system: one (activity, resource, weight) triple per element.
+
+    An activity may have several elements on one resource: SimGrid's L07 model creates one CPU
+    element per executor (forced creation), and the solver counts each of them as a separate
+    sharer of the resource, which changes the result (see `batsim_py.sharing.ptask`).
+    """
+
+    activity: IntArray
+    resource: IntArray
+    weight: FloatArray
+    n_activities: int
+    n_resources: int
+
+    @classmethod
+    def from_elements(
+        cls,
+        activity: ArrayLike,
+        resource: ArrayLike,
+        weight: ArrayLike,
+        n_activities: int,
+        n_resources: int,
+    ) -> Usage:
+        act = np.asarray(activity, dtype=np.int64).ravel()
+        res = np.asarray(resource, dtype=np.int64).ravel()
+        w = np.asarray(weight, dtype=np.float64).ravel()
+        if not (act.shape == res.shape == w.shape):
+            raise ValueError("activity, resource and weight must have the same length")
+        if act.size and (act.min() < 0 or act.max() >= n_activities):
+            raise ValueError("activity index out of range")
+        if res.size and (res.min() < 0 or res.max() >= n_resources):
+            raise ValueError("resource index out of range")
+        if w.size and w.min() < 0:
+            raise ValueError("weights must be >= 0")
+        return cls(act, res, w, int(n_activities), int(n_resources))
+
+    @classmethod
+    def from_dense(cls, matrix: ArrayLike) -> Usage:
+        """One element per non-zero entry of an (activities x resources) matrix."""
+        m = np.asarray(matrix, dtype=np.float64)
+        act, res = np.nonzero(m)
+        return cls.from_elements(act, res, m[act, res], m.shape[0], m.shape[1])
+
+
+@dataclass(frozen=True, slots=True)
+class SolveInfo:
+    """How a solve ended: `rounds` literal rounds, `converged` False if cut (see module doc)."""
+
+    rounds: int
+    converged: bool
+
+
+def fair_bottleneck(
+    usage: Usage,
+    capacity: ArrayLike,
+    fatpipe: ArrayLike,
+    bound: ArrayLike | None = None,
+    enabled: ArrayLike | None = None,
+) -> FloatArray:
+    """Rates of the activities (variable values) as SimGrid's fair-bottleneck solver gives them.
+
+    `bound[a]` <= 0 or inf means no bound (SimGrid applies a bound only when it is > 0);
+    disabled activities get 0; enabled activities without any non-zero weight get 1.
+    """
+    return fair_bottleneck_info(usage, capacity, fatpipe, bound, enabled)[0]
+
+
+def fair_bottleneck_info(
+    usage: Usage,
+    capacity: ArrayLike,
+    fatpipe: ArrayLike,
+    bound: ArrayLike | None = None,
+    enabled: ArrayLike | None = None,
+) -> tuple[FloatArray, SolveInfo]:
+    """`fair_bottleneck` plus how the rounds ended."""
+    n_var, n_cnst = usage.n_activities, usage.n_resources
+    cap = np.broadcast_to(np.asarray(capacity, dtype=np.float64), (n_cnst,))
+    fat = np.broadcast_to(np.asarray(fatpipe, dtype=bool), (n_cnst,))
+    if bound is None:
+        bnd = np.full(n_var, np.inf)
+    else:
+        bnd = np.broadcast_to(np.asarray(bound, dtype=np.float64), (n_var,))
+    if enabled is None:
+        on = np.ones(n_var, dtype=bool)
+    else:
+        on = np.broadcast_to(np.asarray(enabled, dtype=bool), (n_var,))
+    return _solve(usage, cap, fat, bnd, on)
+
+
+def _solve(
+    usage: Usage, cap: FloatArray, fat: BoolArray, bnd: FloatArray, on: BoolArray
+) -> tuple[FloatArray, SolveInfo]:
+    n_var, n_cnst = usage.n_activities, usage.n_resources
+    x = np.zeros(n_var)
+    # Only the elements of enabled variables are in a constraint's enabled-element list.
+    keep = on[usage.activity]
+    e_var, e_cnst, e_w = usage.activity[keep], usage.resource[keep], usage.weight[keep]
+
+    loads = np.zeros(n_var, dtype=bool)
+    loads[e_var[e_w != 0.0]] = True
+    active = on & loads
+    x[on & ~loads] = 1.0  # enabled but loading nothing: SimGrid gives it 1 and skips it
+    if not active.any():
+        return x, SolveInfo(0, True)
+
+    has_bound = bnd > 0.0
+    remaining = cap.astype(np.float64, copy=True)
+    in_list = np.ones(n_cnst, dtype=bool)
+    positive = e_w > 0.0
+    # Increments are never reset: a variable that left the active set keeps its last one
+    # and SHARED constraints keep subtracting it (stale increments, §3.3 quirk a).
+    mu = np.zeros(n_var)
+    prev_mu = np.zeros(n_var)
+    rounds = 0
+    quiet = 0  # consecutive rounds without any change of the active sets
+    while True:
+        rounds += 1
+        # (a) equal share of each remaining constraint among its active sharers (1 if FATPIPE).
+        sharer = positive & active[e_var]
+        nb = np.bincount(e_cnst[sharer], minlength=n_cnst).astype(np.float64)
+        np.minimum(nb, 1.0, out=nb, where=fat)
+        emptied = in_list & (nb == 0.0)
+        if emptied.any():
+            remaining[emptied] = 0.0
+            in_list &= ~emptied
+            kept = in_list[e_cnst]
+            e_var, e_cnst, e_w = e_var[kept], e_cnst[kept], e_w[kept]
+            positive, sharer = positive[kept], sharer[kept]
+        share = np.zeros(n_cnst)
+        np.divide(remaining, nb, out=share, where=in_list)
+
+        # (b) each active variable grows by its smallest share per unit of weight, capped by
+        # what is left below its bound; reaching the bound exactly takes it out.
+        inc = np.full(n_var, np.inf)
+        np.minimum.at(inc, e_var[sharer], share[e_cnst[sharer]] / e_w[sharer])
+        act_idx = np.flatnonzero(active)
+        step = inc[act_idx]
+        capped = has_bound[act_idx]
+        step[capped] = np.minimum(step[capped], bnd[act_idx[capped]] - x[act_idx[capped]])
+        prev_mu[act_idx] = mu[act_idx]
+        mu[act_idx] = step
+        before = x[act_idx]
+        x[act_idx] = before + step
+        moved = bool(np.any(x[act_idx] != before))
+        hit = act_idx[x[act_idx] == bnd[act_idx]]
+        active[hit] = False
+
+        # (c) remaining capacities. SHARED: subtract w*mu of every element, active or not, one
+        # by one (bincount accumulates in array order, so rounding is that of a sequential
+        # loop). FATPIPE: subtract only min(share, smallest w*mu over its elements).
+        incr = e_w * mu[e_var]
+        on_fat = fat[e_cnst]
+        listed = np.flatnonzero(in_list)
+        idx = np.concatenate((listed, e_cnst[~on_fat]))
+        val = np.concatenate((remaining[listed], -incr[~on_fat]))
+        new_rem = np.bincount(idx, weights=val, minlength=n_cnst)
+        fat_listed = in_list & fat
+        if fat_listed.any():
+            smallest = share.copy()
+            np.minimum.at(smallest, e_cnst[on_fat], incr[on_fat])
+            new_rem[fat_listed] = remaining[fat_listed] - smallest[fat_listed]
+        new_rem[new_rem < WORKAMOUNT_PRECISION] = 0.0
+        drained = bool(np.any(new_rem[listed] != remaining[listed]))
+        remaining[listed] = new_rem[listed]
+        saturated = in_list & (remaining <= 0.0)
+        if saturated.any():
+            in_list &= ~saturated
+            sat_elem = saturated[e_cnst] & positive
+            active[e_var[sat_elem]] = False
+            kept = in_list[e_cnst]
+            e_var, e_cnst, e_w, positive = e_var[kept], e_cnst[kept], e_w[kept], positive[kept]
+
+        if not active.any():
+            return x, SolveInfo(rounds, True)
+        if hit.size or saturated.any() or emptied.any():
+            quiet = 0
+            continue
+        quiet += 1
+        if not (moved or drained) or quiet >= STALL_ROUNDS:
+            _limit(x, mu, prev_mu, active, moved)
+            return x, SolveInfo(rounds, False)
+
+
+def _limit(
+    x: FloatArray, mu: FloatArray, prev_mu: FloatArray, active: BoolArray, moved: bool
+) -> None:
+    """Replace the values of still-active variables by the limit of their rounds.
+
+    Called when the active sets have stopped changing. If no value moved in the last round,
+    the values are already the floating-point limit. Otherwise each variable's increments are
+    taken as a geometric series of ratio mu/prev_mu: a ratio below 1 converges to
+    x + mu*r/(1-r); a ratio of 1 or more (a FATPIPE whose remaining capacity never decreases)
+    grows without limit.
+    """
+    if not moved:
+        return
+    idx = np.flatnonzero(active)
+    m, p = mu[idx], prev_mu[idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(p != 0.0, m / p, np.inf)
+    frozen = (x[idx] + m) == x[idx]
+    converging = ~frozen & (np.abs(ratio) < 1.0)
+    diverging = ~frozen & ~converging
+    r = ratio[converging]
+    x[idx[converging]] += m[converging] * r / (1.0 - r)
+    x[idx[diverging]] = np.inf
