@@ -137,6 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("batsim-py: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
+        logging.getLogger("batsim_py").debug("internal error", exc_info=True)
+        print(
+            f"batsim-py: internal error: {type(exc).__name__}: {exc} (please report it; "
+            "rerun with -v debug for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
 
 
 def _run(args: argparse.Namespace) -> int:

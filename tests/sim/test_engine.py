@@ -1,0 +1,192 @@
+"""The kernel: SimGrid's step clock, rounds, and the serialised server mailbox."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
+
+LOOPBACK = (15e-6, 498e6, False)  # small_platform's master self route: 15 us, 498 MB/s
+
+
+def test_the_clock_accumulates_step_deltas_like_simgrid() -> None:
+    """Two sleeps from 0: the 0.9 s one ends at 0.2 + (0.9 - 0.2), not at 0.9."""
+    engine = Engine()
+    ends: dict[str, float] = {}
+
+    def sleeper(name: str, d: float):
+        yield (SLEEP, d)
+        ends[name] = engine.now
+
+    engine.spawn(sleeper("short", 0.2))
+    engine.spawn(sleeper("long", 0.9))
+    engine.run()
+    assert ends["short"] == 0.2
+    assert ends["long"] == 0.2 + (0.9 - 0.2)
+    assert ends["long"] != 0.9  # 0.8999999999999999: the float SimGrid prints from
+
+
+def test_sleeps_within_a_nanosecond_end_together() -> None:
+    engine = Engine()
+    ends: list[tuple[str, float]] = []
+
+    def sleeper(name: str, d: float):
+        yield (SLEEP, d)
+        ends.append((name, engine.now))
+
+    engine.spawn(sleeper("b", 1.0 + 5e-10))
+    engine.spawn(sleeper("a", 1.0))
+    engine.run()
+    # Same step; woken in creation order of their sleeps.
+    assert ends == [("b", 1.0), ("a", 1.0)]
+
+
+def test_long_catch_up_is_a_sequential_fold() -> None:
+    engine = Engine()
+    ends: list[float] = []
+
+    def ticker():
+        for _ in range(200):
+            yield (SLEEP, 0.1)
+
+    def long_sleeper():
+        yield (SLEEP, 17.3)
+        ends.append(engine.now)
+
+    engine.spawn(ticker())
+    engine.spawn(long_sleeper())
+    engine.run()
+    deltas = engine._deltas[: engine._k]
+    # The long sleep ends at the step where its remaining duration, reduced by every delta
+    # in order, falls below 1e-9; the clock is the running sum of those deltas.
+    rem = 17.3
+    now = 0.0
+    for d in deltas.tolist():
+        now += d
+        rem -= d
+        if rem < 1e-9:
+            break
+    assert ends == [now]
+    assert float(np.subtract.accumulate(np.concatenate(([17.3], deltas[:5])))[-1]) == (
+        ((((17.3 - deltas[0]) - deltas[1]) - deltas[2]) - deltas[3]) - deltas[4]
+    )
+
+
+def test_messages_are_serialised_through_the_server_mailbox() -> None:
+    engine = Engine()
+    received: list[tuple[float, str]] = []
+
+    def sender(name: str):
+        yield (PUT, name, LOOPBACK)
+
+    def server():
+        for _ in range(3):
+            msg = yield (GET,)
+            received.append((engine.now, msg))
+
+    for name in "abc":
+        engine.spawn(sender(name))
+    engine.spawn(server())
+    engine.run()
+    assert [m for _, m in received] == ["a", "b", "c"]
+    t = 0.0
+    for got, _ in received:
+        t = (t + 15e-6) + 1 / 498e6  # latency step, then the byte step
+        assert got == t
+
+
+def test_a_post_in_the_same_round_is_not_yet_in_the_mailbox() -> None:
+    engine = Engine()
+    seen: list[bool] = []
+
+    def sender():
+        yield (PUT, "first", LOOPBACK)
+        yield (PUT, "second", LOOPBACK)  # woken with the server: posted after its check
+
+    def server():
+        yield (GET,)
+        seen.append(engine.mailbox.has_pending())
+        yield (GET,)
+
+    engine.spawn(sender())
+    engine.spawn(server())
+    engine.run()
+    assert seen == [False]
+
+
+def test_a_post_from_an_earlier_step_is_in_the_mailbox() -> None:
+    engine = Engine()
+    seen: list[bool] = []
+
+    def sender():
+        yield (PUT, "first", LOOPBACK)
+
+    def early():
+        yield (SLEEP, 1e-6)
+        yield (PUT, "queued", LOOPBACK)
+
+    def server():
+        yield (GET,)
+        seen.append(engine.mailbox.has_pending())
+        yield (GET,)
+
+    engine.spawn(sender())
+    engine.spawn(early())
+    engine.spawn(server())
+    engine.run()
+    assert seen == [True]
+
+
+def test_a_spawned_actor_runs_before_its_creator_resumes() -> None:
+    engine = Engine()
+    order: list[str] = []
+
+    def child():
+        order.append("child")
+        yield (SLEEP, 0.0)
+
+    def parent():
+        order.append("parent starts")
+        yield (SPAWN, child())
+        order.append("parent resumes")
+
+    engine.spawn(parent())
+    engine.run()
+    assert order == ["parent starts", "child", "parent resumes"]
+
+
+def test_free_messages_complete_at_the_same_date() -> None:
+    engine = Engine()
+    got: list[float] = []
+
+    def sender():
+        yield (PUT, "m", (0.0, float("inf"), True))
+
+    def server():
+        yield (GET,)
+        got.append(engine.now)
+
+    engine.spawn(sender())
+    engine.spawn(server())
+    engine.run()
+    assert got == [0.0]
+
+
+def test_killing_an_actor_cancels_its_sleep() -> None:
+    engine = Engine()
+    ends: list[str] = []
+
+    def victim():
+        yield (SLEEP, 10.0)
+        ends.append("victim")
+
+    def killer(target):
+        yield (SLEEP, 1.0)
+        engine.kill(target)
+        ends.append(f"killed at {engine.now}")
+
+    v = engine.spawn(victim())
+    engine.spawn(killer(v))
+    engine.run()
+    assert ends == ["killed at 1.0"]
+    assert engine.now == 1.0
