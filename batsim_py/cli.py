@@ -38,8 +38,15 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-e", "--export"), "output prefix: files PREFIX_jobs.csv, ... (default outputs/out)",
          "value", "outputs/out", "PREFIX"),
     Flag(("--scheduler",), "run an in-process scheduler instead of connecting to -s "
-         "(fcfs, easy, ...; see --list-schedulers)", "value", None, "NAME"),
+         "(fcfs, easy, ...; see --list-schedulers), or replay:FILE to answer with the "
+         "replies recorded in a transcript", "value", None, "NAME"),
     Flag(("--list-schedulers",), "print the in-process schedulers and exit"),
+    Flag(("--replay-strict",), "with --scheduler replay:FILE, stop at the first message that "
+         "differs from the recorded Batsim message"),
+    Flag(("--record-transcript",), "write every protocol message of the run to FILE (JSON lines)",
+         "value", None, "FILE"),
+    Flag(("--scheduler-timeout",), "seconds to wait for each reply of an external scheduler "
+         "(default: forever)", "float", None, "SECONDS"),
     Flag(("--timing",), "batsim: reproduce Batsim's internal message delays (default); "
          "ideal: decisions and completions take effect at their own times",
          "value", "batsim", "MODE"),
@@ -50,8 +57,9 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--mmax",), "use only the first N compute machines (0: all)", "int", 0, "N"),
     Flag(("--mmax-workload",), "use only as many compute machines as the largest nb_res of "
          "the workloads"),
-    Flag(("-s", "--socket-endpoint"), "ZeroMQ endpoint of an external scheduler "
-         "(default tcp://localhost:28000)", "value", "tcp://localhost:28000", "ENDPOINT"),
+    Flag(("-s", "--socket-endpoint"), "ZeroMQ endpoint of the external scheduler, used when "
+         "no --scheduler is given (default tcp://localhost:28000)", "value",
+         "tcp://localhost:28000", "ENDPOINT"),
     Flag(("--enable-compute-sharing",), "allow several jobs on one compute machine"),
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
@@ -99,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
             kwargs.update(default=flag.default, metavar=flag.metavar)
             if flag.kind == "int":
                 kwargs["type"] = int
+            elif flag.kind == "float":
+                kwargs["type"] = float
         parser.add_argument(*flag.names, **kwargs)
     return parser
 
@@ -194,17 +204,10 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--add-role-to-hosts '{item}': expected HOST[,HOST...]:ROLE")
         roles.append((tuple(hosts.split(",")), role))
 
-    from batsim_py.decision.inprocess import InProcess
     from batsim_py.run import RunSpec, run_simulation
-    from batsim_py.schedulers import get_scheduler
     from batsim_py.sim.options import Options
 
-    if args.scheduler is None:
-        raise NotSupportedError(
-            "external schedulers over ZeroMQ (-s) are not yet supported by batsim-py; "
-            f"use an in-process scheduler: --scheduler {{{','.join(sorted(SCHEDULERS))}}}"
-        )
-    decision = InProcess(get_scheduler(args.scheduler))
+    decision = make_decision_process(args)
     options = Options(
         export_prefix=args.export,
         timing=args.timing,
@@ -230,6 +233,26 @@ def _run(args: argparse.Namespace) -> int:
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
     return 0
+
+
+def make_decision_process(args: argparse.Namespace) -> Any:
+    """The peer the engine talks to: in-process, replayed transcript or ZeroMQ."""
+    from batsim_py.decision.inprocess import InProcess
+    from batsim_py.decision.transcript import RecordingPeer, ReplayPeer
+    from batsim_py.decision.zmq_peer import ZmqPeer
+    from batsim_py.schedulers import get_scheduler
+
+    if args.replay_strict and not (args.scheduler or "").startswith("replay:"):
+        raise UsageError("--replay-strict needs --scheduler replay:FILE")
+    if args.scheduler is None:
+        decision = ZmqPeer(args.socket_endpoint, args.scheduler_timeout)
+    elif args.scheduler.startswith("replay:"):
+        decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
+    else:
+        decision = InProcess(get_scheduler(args.scheduler))
+    if args.record_transcript:
+        decision = RecordingPeer(decision, args.record_transcript)
+    return decision
 
 
 if __name__ == "__main__":

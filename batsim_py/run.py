@@ -33,18 +33,22 @@ class RunSpec:
 def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     """Load inputs, simulate, write outputs (also after an error), return the simulation."""
     t0 = time.perf_counter()
-    platform = load_platform(spec.platform)
-    workloads = [load_workload(path, f"w{i}") for i, path in enumerate(spec.workloads)]
-    machines = build_machines(
-        platform,
-        master_host=spec.master_host,
-        extra_roles=spec.extra_roles,
-        mmax=spec.mmax,
-        mmax_workload=max((w.nb_res for w in workloads), default=None)
-        if spec.mmax_workload
-        else None,
-    )
-    sim = Simulation(platform, machines, workloads, decision, spec.options)
+    try:
+        platform = load_platform(spec.platform)
+        workloads = [load_workload(path, f"w{i}") for i, path in enumerate(spec.workloads)]
+        machines = build_machines(
+            platform,
+            master_host=spec.master_host,
+            extra_roles=spec.extra_roles,
+            mmax=spec.mmax,
+            mmax_workload=max((w.nb_res for w in workloads), default=None)
+            if spec.mmax_workload
+            else None,
+        )
+        sim = Simulation(platform, machines, workloads, decision, spec.options)
+    except BaseException:
+        decision.close()
+        raise
     try:
         sim.run()
     finally:

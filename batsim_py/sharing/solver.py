@@ -36,9 +36,8 @@ from numpy.typing import ArrayLike, NDArray
 #: `precision/work-amount` (`maxmin/precision`): absolute snap of remaining capacities.
 WORKAMOUNT_PRECISION = 1e-5
 
-#: Rounds without any change of the active sets after which a still-moving solve is declared
-#: divergent. Literal rounds that do progress are never cut.
-STALL_ROUNDS = 64
+#: Safety net: literal rounds that keep changing something are never cut before this.
+MAX_ROUNDS = 10_000_000
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -152,6 +151,8 @@ def _solve(
         return x, SolveInfo(0, True)
 
     has_bound = bnd > 0.0
+    # SimGrid's "no bound" is -1, which no value ever equals; inf would equal a diverged value.
+    literal_bound = np.where(np.isinf(bnd), -1.0, bnd)
     remaining = cap.astype(np.float64, copy=True)
     in_list = np.ones(n_cnst, dtype=bool)
     positive = e_w > 0.0
@@ -159,8 +160,8 @@ def _solve(
     # and SHARED constraints keep subtracting it (stale increments, §3.3 quirk a).
     mu = np.zeros(n_var)
     prev_mu = np.zeros(n_var)
+    diverged = np.zeros(n_var, dtype=bool)
     rounds = 0
-    quiet = 0  # consecutive rounds without any change of the active sets
     while True:
         rounds += 1
         # (a) equal share of each remaining constraint among its active sharers (1 if FATPIPE).
@@ -190,7 +191,7 @@ def _solve(
         before = x[act_idx]
         x[act_idx] = before + step
         moved = bool(np.any(x[act_idx] != before))
-        hit = act_idx[x[act_idx] == bnd[act_idx]]
+        hit = act_idx[x[act_idx] == literal_bound[act_idx]]
         active[hit] = False
 
         # (c) remaining capacities. SHARED: subtract w*mu of every element, active or not, one
@@ -218,37 +219,39 @@ def _solve(
             kept = in_list[e_cnst]
             e_var, e_cnst, e_w, positive = e_var[kept], e_cnst[kept], e_w[kept], positive[kept]
 
-        if not active.any():
-            return x, SolveInfo(rounds, True)
-        if hit.size or saturated.any() or emptied.any():
-            quiet = 0
+        if not (active & ~diverged).any():
+            return x, SolveInfo(rounds, not diverged.any())
+        if hit.size or saturated.any() or emptied.any() or drained:
             continue
-        quiet += 1
-        if not (moved or drained) or quiet >= STALL_ROUNDS:
-            _limit(x, mu, prev_mu, active, moved)
+        # Nothing changed but the values: the next rounds repeat this one exactly.
+        if not moved:
             return x, SolveInfo(rounds, False)
+        _repeat(x, mu, active, has_bound, bnd, diverged)
+        if rounds >= MAX_ROUNDS:
+            raise RuntimeError(f"fair bottleneck: no end after {rounds} rounds")
 
 
-def _limit(
-    x: FloatArray, mu: FloatArray, prev_mu: FloatArray, active: BoolArray, moved: bool
+def _repeat(
+    x: FloatArray,
+    mu: FloatArray,
+    active: BoolArray,
+    has_bound: BoolArray,
+    bnd: FloatArray,
+    diverged: BoolArray,
 ) -> None:
-    """Replace the values of still-active variables by the limit of their rounds.
+    """Jump over rounds that repeat identically (no remaining capacity changes).
 
-    Called when the active sets have stopped changing. If no value moved in the last round,
-    the values are already the floating-point limit. Otherwise each variable's increments are
-    taken as a geometric series of ratio mu/prev_mu: a ratio below 1 converges to
-    x + mu*r/(1-r); a ratio of 1 or more (a FATPIPE whose remaining capacity never decreases)
-    grows without limit.
+    Every active variable then gains the same increment each round: one without a bound grows
+    forever (SimGrid never leaves its loop; its limit is inf), one with a bound reaches it
+    after a computable number of rounds, which we skip at once.
     """
-    if not moved:
-        return
-    idx = np.flatnonzero(active)
-    m, p = mu[idx], prev_mu[idx]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(p != 0.0, m / p, np.inf)
-    frozen = (x[idx] + m) == x[idx]
-    converging = ~frozen & (np.abs(ratio) < 1.0)
-    diverging = ~frozen & ~converging
-    r = ratio[converging]
-    x[idx[converging]] += m[converging] * r / (1.0 - r)
-    x[idx[diverging]] = np.inf
+    moving = active & ~diverged & (mu > 0.0)
+    grow = moving & ~has_bound
+    x[grow] = np.inf
+    diverged |= grow
+    capped = np.flatnonzero(moving & has_bound)
+    if capped.size:
+        skip = np.floor((bnd[capped] - x[capped]) / mu[capped]) - 1.0
+        k = float(skip.min())
+        if k >= 1.0:
+            x[capped] += k * mu[capped]

@@ -229,6 +229,8 @@ class Engine:
                 delta = c.latency
         heap = self._sleeps
         candidates: list[_Sleep] = []
+        while heap and heap[0][2].actor is None:  # cancelled by a kill
+            heappop(heap)
         if heap:
             limit = heap[0][0]
             if delta >= 0 and now + delta < limit:

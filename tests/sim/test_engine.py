@@ -190,3 +190,26 @@ def test_killing_an_actor_cancels_its_sleep() -> None:
     engine.run()
     assert ends == ["killed at 1.0"]
     assert engine.now == 1.0
+
+
+def test_a_cancelled_sleep_does_not_hide_later_ones() -> None:
+    engine = Engine()
+    ends: list[str] = []
+
+    def victim():
+        yield (SLEEP, 5.0)
+        ends.append("victim")
+
+    def later():
+        yield (SLEEP, 100.0)
+        ends.append(f"later at {engine.now}")
+
+    def killer(target):
+        yield (SLEEP, 1.0)
+        engine.kill(target)
+
+    v = engine.spawn(victim())
+    engine.spawn(later())
+    engine.spawn(killer(v))
+    engine.run()
+    assert ends == ["later at 100.0"]
