@@ -79,11 +79,13 @@ FLAGS: tuple[Flag, ...] = (
          supported=False),
     Flag(("-W", "--workflow"), "DAX workflow file; repeatable", "list", None, "FILE",
          supported=False),
-    Flag(("--enable-dynamic-jobs",), "allow REGISTER_JOB / REGISTER_PROFILE", supported=False),
-    Flag(("--acknowledge-dynamic-jobs",), "answer REGISTER_JOB with JOB_SUBMITTED",
-         supported=False),
-    Flag(("--enable-profile-reuse",), "keep profiles of finished dynamic jobs", supported=False),
-    Flag(("--forward-unknown-events",), "forward unknown external events", supported=False),
+    Flag(("--enable-dynamic-jobs",), "allow REGISTER_JOB / REGISTER_PROFILE; the simulation then "
+         "ends only after NOTIFY registration_finished"),
+    Flag(("--acknowledge-dynamic-jobs",), "answer REGISTER_JOB with JOB_SUBMITTED"),
+    Flag(("--enable-profile-reuse",), "keep profiles of finished dynamic jobs (batsim-py never "
+         "drops profiles; the flag sets config.profile-reuse-enabled)"),
+    Flag(("--forward-unknown-events",), "forward unknown external events (ignored without "
+         "--events, as in Batsim)"),
     Flag(("--enable-redis",), "job descriptions through Redis", supported=False),
     Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
 )
@@ -188,6 +190,8 @@ def _run(args: argparse.Namespace) -> int:
         )
     if args.sched_cfg is not None and args.sched_cfg_file is not None:
         raise UsageError("--sched-cfg and --sched-cfg-file are mutually exclusive")
+    if args.enable_profile_reuse and not args.enable_dynamic_jobs:
+        raise UsageError("--enable-profile-reuse needs --enable-dynamic-jobs")
     sched_cfg = args.sched_cfg or ""
     if args.sched_cfg_file is not None:
         try:
@@ -214,6 +218,10 @@ def _run(args: argparse.Namespace) -> int:
         allow_compute_sharing=args.enable_compute_sharing,
         allow_storage_sharing=not args.disable_storage_sharing,
         forward_profiles_on_submission=args.forward_profiles_on_submission,
+        dynamic_jobs=args.enable_dynamic_jobs,
+        acknowledge_dynamic_jobs=args.acknowledge_dynamic_jobs,
+        profile_reuse=args.enable_profile_reuse,
+        forward_unknown_events=bool(args.forward_unknown_events and args.events),
         sched_config=sched_cfg,
         machine_state_tracing=not args.disable_machine_state_tracing,
     )

@@ -27,6 +27,7 @@ from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
 from batsim_py.sim.jobs import JobRun, final_state, job_process
 from batsim_py.sim.machines import COMPUTING, IDLE, MachineStates
 from batsim_py.sim.options import Options
+from batsim_py.sim.registration import check_open, register_job, register_profile
 from batsim_py.sim.submitter import submitter_process
 from batsim_py.workload.model import ComposedProfile, Profile, Workload
 
@@ -54,7 +55,8 @@ class Simulation:
         self.master_host = machines.master.name
         self.hosts = [m.host.name for m in machines.all]
         self.nb_compute = len(machines.compute)
-        self.profiles_of = {w.name: w.profiles for w in self.workloads}
+        self.profiles_of = {w.name: dict(w.profiles) for w in self.workloads}
+        self.registration_finished = False
         self._costs: dict[str, Cost] = {}
 
         self.runs: dict[str, JobRun] = {}
@@ -117,6 +119,8 @@ class Simulation:
             "BYE": self.on_submitter_bye,
             "WAITING_DONE": self.on_waiting_done,
             "KILLING_DONE": self.on_killing_done,
+            "REGISTERED": self.on_job_registered,
+            "PROFILE_REGISTERED": _ignore,
         }
         spawns = self._spawns
         get = (GET,)
@@ -136,6 +140,7 @@ class Simulation:
     def everything_done(self) -> bool:
         return (
             self.nb_submitters_done == self.nb_submitters
+            and (not self.options.dynamic_jobs or self.registration_finished)
             and self.nb_completed == self.nb_submitted
             and self.nb_running == 0
             and self.nb_waiters == 0
@@ -163,9 +168,22 @@ class Simulation:
             self.scheduling_time += wallclock.perf_counter() - t0
         cost = self.cost(self.master_host)
         for decision in reply.decisions:
+            kind = type(decision)
+            msg: tuple = ("DECISION", decision)
+            if kind is d.RegisterProfile or kind is d.RegisterJob:
+                # Parsed as soon as the reply is read, like Batsim.
+                check_open(self.options.dynamic_jobs, self.registration_finished,
+                           _name(decision))
+                if kind is d.RegisterProfile:
+                    register_profile(decision, self.profiles_of)
+                    msg = ("PROFILE_REGISTERED",)
+                else:
+                    job = register_job(decision, self.profiles_of, self.runs)
+                    self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
+                    msg = ("REGISTERED", job)
             if decision.timestamp > engine.now:
                 yield (SLEEP, decision.timestamp - engine.now)
-            yield (PUT, ("DECISION", decision), cost)
+            yield (PUT, msg, cost)
         if reply.now > engine.now:
             yield (SLEEP, reply.now - engine.now)
         yield (PUT, ("SCHED_READY",), cost)
@@ -218,6 +236,14 @@ class Simulation:
             runs[job.id] = JobRun(job, profile)
             events.append(ev.JobSubmitted(now, job, profile if forward else None))
         self.nb_submitted += len(msg[1])
+
+    def on_job_registered(self, msg: tuple) -> None:
+        self.nb_submitted += 1
+        if self.options.acknowledge_dynamic_jobs:
+            job = msg[1]
+            forward = self.options.forward_profiles_on_submission
+            run = self.runs[job.id]
+            self.events.append(ev.JobSubmitted(self.stamp(), job, run.profile if forward else None))
 
     def on_submitter_bye(self, msg: tuple) -> None:
         self.nb_submitters_done += 1
@@ -273,6 +299,15 @@ class Simulation:
             self.kill_jobs(decision)
         elif kind is d.SetJobMetadata:
             self.job_for(decision, decision.job_id).metadata = decision.metadata
+        elif kind is d.NotifyDecision:
+            self.registration_finished = decision.type == "registration_finished"
+        elif kind is d.ChangeJobState:
+            self.change_job_state(decision)
+        elif kind is d.Query or kind is d.SetResourceState:
+            raise SchedulerError(
+                f"{_name(decision)} at t={self.engine.now:f} needs --energy, which batsim-py "
+                "does not support yet"
+            )
         else:
             raise NotSupportedError(
                 f"decision {_name(decision)} (t={decision.timestamp:f}) is not yet supported "
@@ -350,6 +385,32 @@ class Simulation:
         run.state = "REJECTED"
         self.nb_completed += 1
         self.write_job_row(run)
+
+    def change_job_state(self, decision: d.ChangeJobState) -> None:
+        """For schedulers that run jobs themselves: no protocol event, a row when it ends."""
+        run = self.job_for(decision, decision.job_id)
+        now = self.engine.now
+        new = decision.job_state
+        where = f"CHANGE_JOB_STATE of job '{decision.job_id}' at t={now:f}"
+        if run.state == "SUBMITTED" and new == "RUNNING":
+            run.starting_time = now
+            self.nb_running += 1
+        elif run.state == "SUBMITTED" and new == "REJECTED":
+            run.state = new
+            self.nb_completed += 1
+            self.write_job_row(run)
+        elif run.state == "RUNNING" and new.startswith("COMPLETED_"):
+            run.state = new
+            run.end_time = now
+            self.nb_running -= 1
+            self.nb_completed += 1
+            self.write_job_row(run)
+        else:
+            raise SchedulerError(
+                f"{where}: a {run.state} job cannot become {new} (allowed: SUBMITTED -> "
+                "RUNNING or REJECTED, RUNNING -> COMPLETED_*)"
+            )
+        run.state = new
 
     def call_me_later(self, decision: d.CallMeLater) -> None:
         now = self.engine.now
@@ -436,7 +497,7 @@ class Simulation:
 
 
 def _ignore(msg: tuple) -> None:
-    """Submitter hello: nothing to do."""
+    """Submitter hello, profile registered: nothing to do but receive it."""
 
 
 def _is_total(profile: Profile, profiles: Any) -> bool:

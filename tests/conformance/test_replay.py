@@ -19,8 +19,8 @@ from batsim_py.sim.options import Options
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 
-# Every transcript whose jobs use delay/composed profiles only and that needs no energy,
-# external events or dynamic jobs (not implemented yet).
+# Every transcript whose jobs use delay/composed profiles only and that needs no energy or
+# external events (not implemented yet).
 CASES = [
     "a_delays_fcfs_small",
     "a2_paper800_fcfs_cluster32",
@@ -34,10 +34,13 @@ CASES = [
     "e3_kill_batsched_killer2_delays_small",
     "e4_kill_pybatsim_fcfsKiller_seq_small",
     "e5_reject_batsched_rejecter_small",
+    "g1_dynsubmit_batsched_submitter_small",
 ]
 FLAGS = {
     "--mmax-workload": {"mmax_workload": True},
     "--forward-profiles-on-submission": {"forward_profiles_on_submission": True},
+    "--enable-dynamic-jobs": {"dynamic_jobs": True},
+    "--acknowledge-dynamic-jobs": {"acknowledge_dynamic_jobs": True},
 }
 
 
