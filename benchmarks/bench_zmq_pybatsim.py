@@ -41,7 +41,7 @@ def one_run(case: str) -> tuple[float, int]:
         sched = subprocess.Popen(
             [shutil.which("pybatsim") or "pybatsim", spec["scheduler"]["name"], "-s",
              f"tcp://127.0.0.1:{port}", "-t", "0", "-v", "warning"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=out,
         )
         sim = subprocess.run(
             [sys.executable, "-m", "batsim_py.cli", "-q", "-p", str(folder / spec["platform"]),

@@ -39,6 +39,7 @@ def run_with_pybatsim(scheduler: str, args: list[str], out: Path) -> int:
     proc = subprocess.Popen(
         [PYBATSIM, scheduler, "-s", f"tcp://127.0.0.1:{port}", "-t", "0", "-v", "warning"],
         stdout=log, stderr=subprocess.STDOUT, text=True,
+        cwd=out,  # pybatsim writes out_events.csv in its working directory
     )
     try:
         time.sleep(0.3)
