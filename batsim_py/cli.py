@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -141,13 +142,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING if args.quiet or args.verbosity == "quiet" else (
         logging.DEBUG if args.verbosity == "debug" else logging.INFO)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args)
     except BatsimPyError as exc:
         print(f"batsim-py: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("batsim-py: interrupted", file=sys.stderr)
+        print("batsim-py: interrupted: the outputs simulated so far are written",
+              file=sys.stderr)
         return 130
     except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
         logging.getLogger("batsim_py").debug("internal error", exc_info=True)
@@ -157,6 +160,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM stops a run like Ctrl-C: the simulation unwinds and writes its outputs."""
+    raise KeyboardInterrupt
 
 
 def _run(args: argparse.Namespace) -> int:

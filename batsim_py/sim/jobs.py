@@ -37,6 +37,7 @@ class JobRun:
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
+        "forgotten",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -52,6 +53,7 @@ class JobRun:
         self.actor: Any = None
         self.kill_requested = False
         self.reported = False
+        self.forgotten = False  # its end was sent to the scheduler: Batsim deleted it
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""

@@ -72,6 +72,7 @@ class Simulation:
         self.nb_waiters = 0
         self.nb_killers = 0
         self._spawns: list[Any] = []
+        self._to_forget: list[str] = []
 
         self.machine_states = MachineStates(
             len(machines), self.nb_compute, options.machine_state_tracing
@@ -149,6 +150,11 @@ class Simulation:
 
     def send_to_scheduler(self) -> Generator[tuple, Any, None]:
         events, self.events = self.events, []
+        # Batsim forgets a job once its end was sent (or it was rejected): touching it later
+        # is the scheduler's mistake (batsim-semantics §3.5).
+        for job_id in self._to_forget:
+            self.runs[job_id].forgotten = True
+        self._to_forget.clear()
         self.sched_ready = False
         yield (SPAWN, self.request_reply(self.engine.now, events), "request-reply")
 
@@ -322,6 +328,11 @@ class Simulation:
                 f"{_name(decision)} at t={self.engine.now:f}: job '{job_id}' does not exist "
                 "(not submitted yet, or unknown id)"
             )
+        if run.forgotten:
+            raise SchedulerError(
+                f"{_name(decision)} at t={self.engine.now:f}: job '{job_id}' is over "
+                f"({run.state}) and was already reported to the scheduler"
+            )
         return run
 
     def execute_job(self, decision: d.ExecuteJob) -> None:
@@ -471,6 +482,7 @@ class Simulation:
 
     def write_job_row(self, run: JobRun) -> None:
         job = run.job
+        self._to_forget.append(job.id)
         self.job_records.append(
             jobs_csv.JobRecord(
                 job.name, job.workload, job.profile, job.subtime, job.res, job.walltime,
