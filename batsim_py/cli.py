@@ -92,11 +92,21 @@ FLAGS: tuple[Flag, ...] = (
 )
 
 
+# `batsim-py NAME ...`: tools beside the simulator.
+SUBCOMMANDS = {
+    "compare": "batsim_py.output.compare",  # compare two runs' outputs
+    "generate": "batsim_py.tools.genworkload",  # seeded synthetic delay workloads
+    "swf2json": "batsim_py.tools.swf2json",  # Standard Workload Format -> Batsim JSON
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="batsim-py",
         description="Batsim-compatible HPC scheduling simulator. Subcommands: "
-        "'batsim-py compare A B' compares two output prefixes or folders.",
+        "'batsim-py compare A B' compares two output prefixes or folders; "
+        "'batsim-py generate OUT.json -n JOBS -r RES' writes a seeded delay workload; "
+        "'batsim-py swf2json TRACE.swf OUT.json' converts an SWF trace.",
         allow_abbrev=False,
     )
     for flag in FLAGS:
@@ -131,10 +141,11 @@ def _reject_unsupported(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "compare":
-        from batsim_py.output.compare import main as compare_main
+    if argv and argv[0] in SUBCOMMANDS:
+        import importlib
 
-        return compare_main(argv[1:])
+        module = importlib.import_module(SUBCOMMANDS[argv[0]])
+        return module.main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse already printed the usage line
