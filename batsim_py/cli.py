@@ -28,7 +28,7 @@ class Flag:
     help: str
     kind: str = "flag"  # "flag" (store_true), "value", "list" (repeatable), "int"
     default: Any = None
-    metavar: str | None = None
+    metavar: str | tuple[str, ...] | None = None
     supported: bool = True  # False: accepted by Batsim, refused here with a clear message
 
 
@@ -88,7 +88,22 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--forward-unknown-events",), "forward unknown external events (ignored without "
          "--events, as in Batsim)"),
     Flag(("--enable-redis",), "job descriptions through Redis", supported=False),
+    Flag(("--redis-hostname",), "Redis host (only with --enable-redis)", "value", "127.0.0.1",
+         "HOST"),
+    Flag(("--redis-port",), "Redis port (only with --enable-redis)", "int", 6379, "PORT"),
+    Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis)", "value", "default",
+         "PREFIX"),
     Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
+    Flag(("--WS", "--workflow-start"), "cut workflow FILE started at TIME; repeatable", "pair",
+         None, ("FILE", "TIME"), supported=False),
+    Flag(("--workflow-jobs-limit",), "max concurrent jobs per workflow", "int", 0, "N"),
+    Flag(("--ignore-beyond-last-workflow",), "ignore submissions after the last workflow ended",
+         supported=False),
+    Flag(("--sg-cfg",), "SimGrid option NAME:VALUE; repeatable (batsim-py reads none)", "list",
+         None, "NAME:VALUE", supported=False),
+    Flag(("--sg-log",), "SimGrid logging option; repeatable (accepted and ignored)", "list",
+         None, "OPTION"),
+    Flag(("--simgrid-version",), "print which SimGrid models batsim-py reproduces and exit"),
 )
 
 
@@ -116,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
             kwargs["action"] = "store_true"
         elif flag.kind == "list":
             kwargs.update(action="append", default=[], metavar=flag.metavar)
+        elif flag.kind == "pair":
+            kwargs.update(action="append", default=[], nargs=2, metavar=flag.metavar)
         else:
             kwargs.update(default=flag.default, metavar=flag.metavar)
             if flag.kind == "int":
@@ -127,14 +144,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _dest(flag: Flag) -> str:
-    return flag.names[-1].lstrip("-").replace("-", "_")
+    """argparse's attribute name: the first long option, dashes as underscores."""
+    first_long = next(n for n in flag.names if n.startswith("--"))
+    return first_long.lstrip("-").replace("-", "_")
 
 
 def _reject_unsupported(args: argparse.Namespace) -> None:
     for flag in FLAGS:
         if not flag.supported and getattr(args, _dest(flag)):
             raise NotSupportedError(
-                f"option {flag.names[-1]} is not yet supported by batsim-py "
+                f"option {'/'.join(flag.names)} is not yet supported by batsim-py "
                 "(planned; run without it)"
             )
 
@@ -186,6 +205,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.version:
         print(__version__)
         return 0
+    if args.simgrid_version:
+        print("none: batsim-py reimplements the SimGrid 3.32 models Batsim 4.2.1 uses "
+              "(ptask_L07 with the fair-bottleneck solver)")
+        return 0
     if args.list_schedulers:
         for name in sorted(SCHEDULERS):
             print(name)
@@ -195,7 +218,8 @@ def _run(args: argparse.Namespace) -> int:
 
         print(json.dumps({
             "socket_endpoint": args.socket_endpoint, "redis_enabled": False,
-            "redis_hostname": "127.0.0.1", "redis_port": 6379, "redis_prefix": "default",
+            "redis_hostname": args.redis_hostname, "redis_port": args.redis_port,
+            "redis_prefix": args.redis_prefix,
             "export_prefix": args.export, "external_scheduler": True,
         }, separators=(",", ":")))
         return 0
