@@ -10,10 +10,12 @@ the protocol would show).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from batsim_py.decision.decisions import Reply
+from batsim_py.decision.decisions import CallMeLater, Reply
 from batsim_py.decision.events import Event
 from batsim_py.decision.interface import DecisionProcess
+from batsim_py.protocol.rapidjson_number import wire_value
 
 
 def wire_time(t: float) -> float:
@@ -26,7 +28,17 @@ class InProcess(DecisionProcess):
         self.scheduler = scheduler
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
-        return self.scheduler.exchange(wire_time(now), events)
+        reply = self.scheduler.exchange(wire_time(now), events)
+        if reply.now < 1e9:  # times a scheduler prints with 15 digits or less read back exactly
+            return reply
+        # Batsim would read long numbers back through RapidJSON (see rapidjson_number).
+        decisions = []
+        for decision in reply.decisions:
+            decision = replace(decision, timestamp=wire_value(decision.timestamp))
+            if isinstance(decision, CallMeLater):
+                decision = replace(decision, at=wire_value(decision.at))
+            decisions.append(decision)
+        return Reply(wire_value(reply.now), tuple(decisions))
 
     def close(self) -> None:
         self.scheduler.close()

@@ -29,6 +29,7 @@ from batsim_py.decision.decisions import (
     ToJobMsg,
 )
 from batsim_py.errors import NotSupportedError, ProtocolError
+from batsim_py.protocol.rapidjson_number import rapidjson_double
 
 _JOB_STATES = frozenset({
     "NOT_SUBMITTED", "RUNNING", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED",
@@ -51,7 +52,7 @@ def decode_reply(text: str | bytes) -> Reply:
     ANSWER events (Batsim accepts `estimate_waiting_time` answers and ignores them) are dropped.
     """
     try:
-        msg = json.loads(text)
+        msg = json.loads(text, parse_float=rapidjson_double)  # numbers as Batsim reads them
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"{_PREFIX}: not valid JSON: {exc}") from None
     if not isinstance(msg, dict):

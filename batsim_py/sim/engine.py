@@ -18,8 +18,17 @@ approximate end; only those within `WINDOW` seconds of the earliest are brought 
 replaying the recorded step deltas in order (`numpy.subtract.accumulate` is a sequential fold,
 so the result is the same float as SimGrid's step-by-step subtraction).
 
+Transfers and parallel tasks are SimGrid L07 actions: a latency phase, then progress at the rate
+the fair-bottleneck solver (`batsim_py.sharing`) gives them, re-solved whenever the set of
+enabled actions changes. A message alone in the system skips the solver (its rate is the
+smallest link bandwidth or the TCP-gamma bound, exactly what the solver would return).
+
 Actors are generators yielding requests: `(SLEEP, seconds)`, `(PUT, message, cost)`,
-`(GET,)`, `(SPAWN, generator)`. The single receiving mailbox is Batsim's server mailbox.
+`(GET,)`, `(SPAWN, generator)`, `(EXEC, row, timeout)`. An EXEC resumes its actor with
+(status, task): "done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then
+the task goes on loading its resources, as SimGrid's `wait_for` leaves it, until
+`drop_task`.
+The single receiving mailbox is Batsim's server mailbox.
 """
 
 from __future__ import annotations
@@ -31,7 +40,11 @@ from typing import Any
 
 import numpy as np
 
-SLEEP, PUT, GET, SPAWN = 0, 1, 2, 3
+from batsim_py.sharing.ptask import assemble
+from batsim_py.sharing.solver import fair_bottleneck
+
+SLEEP, PUT, GET, SPAWN, EXEC = 0, 1, 2, 3, 4
+COMM, TASK = 0, 1
 
 PRECISION_TIMING = 1e-9  # SimGrid's precision/timing: countdowns below it are done
 PRECISION_WORK = 1e-14  # precision/work-amount x precision/timing: remaining work snap
@@ -54,7 +67,7 @@ class Actor:
 
 
 class _Sleep:
-    __slots__ = ("rem", "upd", "end", "seq", "actor")
+    __slots__ = ("rem", "upd", "end", "seq", "actor", "guards")
 
     def __init__(self, rem: float, upd: int, end: float, seq: int, actor: Actor | None) -> None:
         self.rem = rem  # remaining duration once the first `upd` step deltas are applied
@@ -62,20 +75,30 @@ class _Sleep:
         self.end = end  # approximate end date, for the heap only
         self.seq = seq  # creation order: SimGrid handles same-step completions in it
         self.actor = actor  # None once cancelled
+        self.guards: _Action | None = None  # the task this sleep is the timeout of
 
 
-class _Comm:
-    """A 1-byte (or any lone) transfer: latency phase, then work at a fixed rate."""
+class _Action:
+    """An L07 action: a message (COMM) or a parallel task (TASK).
 
-    __slots__ = ("latency", "remains", "rate", "enabled", "seq", "sender", "receiver", "msg",
-                 "sender_first")
+    Latency phase first (disabled: no rate, loads nothing), then `remains` (1, or 0 for an
+    action that loads nothing) decreases at `rate`, from the last solve.
+    """
 
-    def __init__(self, latency: float, rate: float, free: bool, seq: int) -> None:
+    __slots__ = ("kind", "latency", "remains", "rate", "lone_rate", "enabled", "seq",
+                 "enable_seq", "row", "host", "sender", "receiver", "msg", "sender_first",
+                 "actor", "timeout")
+
+    def __init__(self, kind: int, latency: float, remains: float, seq: int) -> None:
+        self.kind = kind
         self.latency = latency
-        self.remains = 0.0 if free else 1.0
-        self.rate = rate
+        self.remains = remains
+        self.rate = 0.0
         self.enabled = latency <= 0.0
         self.seq = seq
+        self.enable_seq = seq
+        self.row: Any = None  # PtaskRow, for the solver (messages build theirs on demand)
+        self.timeout: _Sleep | None = None
 
 
 class Mailbox:
@@ -115,7 +138,10 @@ class Engine:
         self.current: Actor | None = None  # the actor running now
         self.mailbox = Mailbox(self)
         self._sleeps: list[tuple[float, int, _Sleep]] = []
-        self._comms: list[_Comm] = []
+        self._actions: list[_Action] = []  # L07 actions in creation order
+        self._dirty = False  # the set of enabled actions changed: re-solve the rates
+        self.network: Any = None  # batsim_py.sim.network.Network, needed for tasks
+        self.master_host = ""
         self._deltas = np.empty(4096)
         self._k = 0  # number of steps taken
         self._seq = 0
@@ -128,13 +154,59 @@ class Engine:
         return actor
 
     def kill(self, actor: Actor) -> None:
-        """Stop an actor now; its pending sleep is cancelled (SimGrid's Actor::kill)."""
+        """Stop an actor now; its pending sleep or task is cancelled (SimGrid's Actor::kill)."""
         actor.dead = True
-        action = actor.action
-        if isinstance(action, _Sleep):
-            action.actor = None
+        self._cancel(actor.action)
         actor.action = None
         actor.gen.close()
+
+    def cancel_task(self, actor: Actor) -> bool:
+        """Cancel the task `actor` waits for (Batsim's kill of a running ptask); the actor
+        resumes with "cancelled". False if it is not waiting for a task."""
+        action = actor.action
+        if not isinstance(action, _Action):
+            return False
+        self._cancel(action)
+        actor.action = None
+        actor.value = ("cancelled", action)
+        self.to_run.append(actor)
+        return True
+
+    def drop_task(self, action: Any) -> None:
+        """Stop a task nobody waits for any more, if it still runs (its last reference in
+        Batsim went away: SimGrid then cancels it)."""
+        if action in self._actions:
+            self._cancel(action)
+
+    def _cancel(self, action: Any) -> None:
+        if isinstance(action, _Sleep):
+            action.actor = None
+        elif isinstance(action, _Action):
+            self._actions.remove(action)
+            self._dirty = True
+            if action.timeout is not None:
+                action.timeout.actor = None
+
+    def task_remains(self, actor: Actor) -> float:
+        """Remaining fraction of the task `actor` waits for (1 - progress)."""
+        action = actor.action
+        return action.remains if isinstance(action, _Action) else 1.0
+
+    def _start_task(self, actor: Actor, row: Any, timeout: float) -> None:
+        self._seq += 1
+        a = _Action(TASK, row.latency, row.work, self._seq)
+        a.row = row
+        a.actor = actor
+        actor.action = a
+        self._actions.append(a)
+        if a.enabled:
+            self._dirty = True
+        if timeout >= 0:
+            self._seq += 1
+            t = _Sleep(timeout, self._k, self.now + timeout, self._seq, actor)
+            t.guards = a
+            a.timeout = t
+            heappush(self._sleeps, (t.end, t.seq, t))
 
     def run(self) -> None:
         """Run rounds and steps until nothing can happen any more."""
@@ -176,6 +248,8 @@ class Engine:
                         self.to_run.append(child)
                         actor.value = child
                         self.to_run.append(actor)
+                    elif kind == EXEC:
+                        self._start_task(actor, request[1], request[2])
                     else:  # pragma: no cover - programming error
                         raise ValueError(f"unknown request {request!r}")
                 to_run = self.to_run
@@ -183,17 +257,42 @@ class Engine:
                 return
 
     def _start_comm(
-        self, sender: Actor, msg: Any, cost: tuple[float, float, bool], receiver: Actor,
-        sender_first: bool,
+        self, sender: Actor, msg: Any, cost: tuple, receiver: Actor, sender_first: bool,
     ) -> None:
         self._seq += 1
-        latency, rate, free = cost
-        c = _Comm(latency, rate, free, self._seq)
+        latency, rate, free, host = cost
+        c = _Action(COMM, latency, 0.0 if free else 1.0, self._seq)
+        c.lone_rate = rate
+        c.host = host
         c.sender = sender
         c.receiver = receiver
         c.msg = msg
         c.sender_first = sender_first
-        self._comms.append(c)
+        self._actions.append(c)
+        if c.enabled:
+            self._dirty = True
+
+    def _solve(self) -> None:
+        """Rates of the enabled actions (SimGrid re-solves only when the system changed)."""
+        self._dirty = False
+        enabled = [a for a in self._actions if a.enabled]
+        if not enabled:
+            return
+        if len(enabled) == 1 and enabled[0].kind == COMM:
+            enabled[0].rate = enabled[0].lone_rate
+            return
+        enabled.sort(key=_enable_seq_of)
+        network = self.network
+        rows = []
+        for a in enabled:
+            if a.row is None:  # a message sharing the network with tasks
+                a.row = network.message_row(a.host, self.master_host)
+            rows.append(a.row)
+        usage = assemble(rows, network.n_hosts, len(network.link_names))
+        rates = fair_bottleneck(usage, network.capacity, network.fatpipe,
+                                np.array([r.bound for r in rows]))
+        for a, x in zip(enabled, rates.tolist(), strict=True):
+            a.rate = x
 
     # -------------------------------------------------------------------- clock
     def _catch_up(self, s: _Sleep, k: int) -> None:
@@ -217,11 +316,13 @@ class Engine:
         now = self.now
         k = self._k
         delta = -1.0
-        comms = self._comms
-        if len(comms) == 1 and self._lone_comm(comms[0], now, k):
+        actions = self._actions
+        if len(actions) == 1 and actions[0].kind == COMM and self._lone_comm(actions[0], now, k):
             return True
-        for c in comms:
-            if c.enabled:
+        if self._dirty:
+            self._solve()
+        for c in actions:
+            if c.enabled and c.rate > 0:
                 v = c.remains / c.rate if c.remains > 0 else 0.0
                 if delta < 0 or v < delta:
                     delta = v
@@ -263,9 +364,9 @@ class Engine:
                 s.rem = rem
                 s.upd = k + 1
                 heappush(heap, (s.end, s.seq, s))
-        if comms:
+        if actions:
             alive = []
-            for c in comms:
+            for c in actions:
                 was_enabled = c.enabled
                 if c.latency > 0:
                     if c.latency > delta:
@@ -276,29 +377,51 @@ class Engine:
                         c.latency = 0.0
                     if c.latency <= 0.0:
                         c.enabled = True
+                        self._seq += 1
+                        c.enable_seq = self._seq
+                        self._dirty = True
                 if was_enabled and c.remains > 0.0:
                     c.remains -= c.rate * delta
                     if c.remains < PRECISION_WORK:
                         c.remains = 0.0
                 if c.enabled and c.remains <= 0.0:
                     done.append(c)
+                    self._dirty = True
                 else:
                     alive.append(c)
-            self._comms = alive
+            self._actions = alive
         if len(done) > 1:
             done.sort(key=_seq_of)
         to_run = self.to_run
         for a in done:
             if type(a) is _Sleep:
                 actor = a.actor
+                if actor is None:  # the task it guarded ended in this same step
+                    continue
                 actor.action = None
-                actor.value = None
+                if a.guards is not None:
+                    # A task's timeout. SimGrid's wait_for gives up waiting but does not cancel
+                    # the task: it keeps loading its resources until it completes on its own.
+                    a.guards.actor = None
+                    a.guards.timeout = None
+                    actor.value = ("timeout", a.guards)
+                else:
+                    actor.value = None
                 to_run.append(actor)
-            else:
+            elif a.kind == COMM:
                 _wake_comm(a, to_run)
+            else:
+                actor = a.actor
+                if actor is None:  # an abandoned task (its wait timed out) ends
+                    continue
+                actor.action = None
+                if a.timeout is not None:
+                    a.timeout.actor = None
+                actor.value = ("done", a)
+                to_run.append(actor)
         return True
 
-    def _lone_comm(self, c: _Comm, now: float, k: int) -> bool:
+    def _lone_comm(self, c: _Action, now: float, k: int) -> bool:
         """Both steps of a transfer at once, when no sleep can end before it.
 
         The common case (one message in flight, every sleep far away) takes two SimGrid steps:
@@ -308,7 +431,7 @@ class Engine:
         if c.enabled or c.remains <= 0.0:
             return False
         d1 = c.latency
-        d2 = c.remains / c.rate
+        d2 = c.remains / c.lone_rate
         heap = self._sleeps
         if heap and heap[0][0] <= now + d1 + d2 + WINDOW:
             return False
@@ -319,14 +442,18 @@ class Engine:
         deltas[k + 1] = d2
         self._k = k + 2
         self.now = (now + d1) + d2
-        if c.remains - c.rate * d2 >= PRECISION_WORK:  # pragma: no cover - x * (1/x) == 1
+        if c.remains - c.lone_rate * d2 >= PRECISION_WORK:  # pragma: no cover - x*(1/x) == 1
             raise AssertionError("a lone transfer did not complete in one work step")
-        self._comms = []
+        self._actions = []
         _wake_comm(c, self.to_run)
         return True
 
 
-def _wake_comm(c: _Comm, to_run: list[Actor]) -> None:
+def _enable_seq_of(action: _Action) -> int:
+    return action.enable_seq
+
+
+def _wake_comm(c: _Action, to_run: list[Actor]) -> None:
     """A finished transfer wakes both sides, in the order they started waiting on it."""
     if c.sender_first:
         to_run.append(c.sender)

@@ -13,10 +13,22 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
+import numpy as np
+
 from batsim_py.decision.events import ProgressNode
-from batsim_py.errors import NotSupportedError
-from batsim_py.sim.engine import PUT, SLEEP
-from batsim_py.workload.model import ComposedProfile, DelayProfile, Job, Profile
+from batsim_py.errors import NotSupportedError, SchedulerError
+from batsim_py.sim.engine import EXEC, PUT, SLEEP
+from batsim_py.workload.model import (
+    ComposedProfile,
+    DelayProfile,
+    Job,
+    ParallelHomogeneousProfile,
+    ParallelHomogeneousTotalProfile,
+    ParallelProfile,
+    Profile,
+)
+
+PTASK_PROFILES = (ParallelProfile, ParallelHomogeneousProfile, ParallelHomogeneousTotalProfile)
 
 STATE_OF_RETURN_CODE = {
     0: "COMPLETED_SUCCESSFULLY",
@@ -37,7 +49,7 @@ class JobRun:
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
-        "forgotten",
+        "forgotten", "abandoned",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -54,18 +66,19 @@ class JobRun:
         self.kill_requested = False
         self.reported = False
         self.forgotten = False  # its end was sent to the scheduler: Batsim deleted it
+        self.abandoned: list[Any] = []  # tasks left running when their walltime was reached
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
 
-    def progress(self, now: float) -> ProgressNode:
+    def progress(self, now: float, engine: Any) -> ProgressNode:
         """Batsim's progress tree of the running profile (JOB_KILLED `job_progress`)."""
         if not self.frames:
             return ProgressNode(profile_name=self.profile.name, progress=0.0)
-        return _progress(self.frames, 0, now)
+        return _progress(self.frames, 0, now, engine)
 
 
-def _progress(frames: list[list[Any]], level: int, now: float) -> ProgressNode:
+def _progress(frames: list[list[Any]], level: int, now: float, engine: Any) -> ProgressNode:
     profile, info = frames[level]
     if isinstance(profile, ComposedProfile):
         if level + 1 >= len(frames):
@@ -73,10 +86,12 @@ def _progress(frames: list[list[Any]], level: int, now: float) -> ProgressNode:
         return ProgressNode(
             profile_name=profile.name,
             current_task_index=info,
-            current_task=_progress(frames, level + 1, now),
+            current_task=_progress(frames, level + 1, now, engine),
         )
     if isinstance(profile, DelayProfile):
         return ProgressNode(profile_name=profile.name, progress=(now - info) / profile.delay)
+    if isinstance(profile, PTASK_PROFILES) and info:
+        return ProgressNode(profile_name=profile.name, progress=1.0 - engine.task_remains(info))
     return ProgressNode(profile_name=profile.name, progress=0.0)
 
 
@@ -122,10 +137,61 @@ def execute_profile(
                 index += 1
         run.frames.pop()
         return profile.ret
+    if isinstance(profile, PTASK_PROFILES):
+        row = ptask_of(sim, run, profile)
+        remaining = wall.remaining
+        frame[1] = sim.engine.current
+        start = sim.engine.now
+        result, task = yield (EXEC, row, remaining)
+        if remaining >= 0:
+            wall.remaining = remaining - (sim.engine.now - start)
+        run.frames.pop()
+        if result == "timeout":
+            run.abandoned.append(task)  # still running until Batsim forgets the job
+            return -1
+        if result == "cancelled":
+            return -2
+        return profile.ret
     raise NotSupportedError(
         f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
-        "supported by batsim-py (supported: delay, composed)"
+        "supported by batsim-py (supported: delay, composed, parallel, parallel_homogeneous, "
+        "parallel_homogeneous_total)"
     )
+
+
+def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:
+    """The parallel task a profile runs on the job's executors (batsim-semantics §4.3)."""
+    alloc = run.alloc
+    mapping = run.mapping if run.mapping is not None else range(len(alloc))
+    machines = [alloc[i] for i in mapping]
+    n = len(machines)
+    if isinstance(profile, ParallelProfile):
+        k = len(profile.cpu)
+        if n != k:
+            raise SchedulerError(
+                f"job {run.job.id}: profile '{profile.name}' needs {k} executors but the "
+                f"allocation gives {n}"
+            )
+        flops = np.array(profile.cpu, dtype=np.float64)
+        com = np.array(profile.com, dtype=np.float64).reshape(k, k)
+        matrix = com if (com > 0).any() else None
+    else:
+        cpu, comm = profile.cpu, profile.com
+        if isinstance(profile, ParallelHomogeneousTotalProfile):
+            cpu, comm = cpu / n, comm / n
+        flops = np.full(n, float(cpu))
+        matrix = None
+        if comm > 0:
+            matrix = np.full((n, n), float(comm))
+            np.fill_diagonal(matrix, 0.0)
+    for i, m in enumerate(machines):
+        if flops[i] > 1e-10 and m >= sim.nb_compute:
+            raise SchedulerError(
+                f"job {run.job.id}: executor {i} computes on machine {m}, which is not a "
+                "compute machine"
+            )
+    hosts = [sim.hosts[m] for m in machines]
+    return sim.engine.network.row(hosts, flops, matrix)
 
 
 def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
@@ -137,4 +203,5 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
         sim, run, run.profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
     )
     sim.on_job_finished(run, ret)
-    yield (PUT, ("JOB_COMPLETED", run), sim.cost(run.host))
+    if run.state != "COMPLETED_KILLED":  # a kill reports through the killer
+        yield (PUT, ("JOB_COMPLETED", run), sim.cost(run.host))

@@ -26,6 +26,7 @@ from batsim_py.sharing.lone import lone_transfer
 from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
 from batsim_py.sim.jobs import JobRun, final_state, job_process
 from batsim_py.sim.machines import COMPUTING, IDLE, MachineStates
+from batsim_py.sim.network import Network
 from batsim_py.sim.options import Options
 from batsim_py.sim.registration import check_open, register_job, register_profile
 from batsim_py.sim.submitter import submitter_process
@@ -34,7 +35,7 @@ from batsim_py.workload.model import ComposedProfile, Profile, Workload
 log = logging.getLogger(__name__)
 
 MIN_WAIT = 1e-5  # Batsim's smallest CALL_ME_LATER sleep
-Cost = tuple[float, float, bool]
+Cost = tuple[float, float, bool, str]  # latency, lone rate, free, sender host
 
 
 class Simulation:
@@ -53,6 +54,8 @@ class Simulation:
         self.options = options = options or Options()
         self.engine = Engine()
         self.master_host = machines.master.name
+        self.engine.master_host = self.master_host
+        self.engine.network = Network(platform)
         self.hosts = [m.host.name for m in machines.all]
         self.nb_compute = len(machines.compute)
         self.profiles_of = {w.name: dict(w.profiles) for w in self.workloads}
@@ -86,10 +89,13 @@ class Simulation:
         c = self._costs.get(host)
         if c is None:
             if self.options.timing == "ideal":
-                c = (0.0, float("inf"), True)
+                c = (0.0, float("inf"), True, host)
             else:
                 route = self.platform.route(host, self.master_host)
-                c = lone_transfer(route.latency, [link.bandwidth for link in route.links], 1.0)
+                lat, rate, free = lone_transfer(
+                    route.latency, [link.bandwidth for link in route.links], 1.0
+                )
+                c = (lat, rate, free, host)
             self._costs[host] = c
         return c
 
@@ -153,7 +159,10 @@ class Simulation:
         # Batsim forgets a job once its end was sent (or it was rejected): touching it later
         # is the scheduler's mistake (batsim-semantics §3.5).
         for job_id in self._to_forget:
-            self.runs[job_id].forgotten = True
+            run = self.runs[job_id]
+            run.forgotten = True
+            for task in run.abandoned:  # deleting the job drops its last task reference
+                self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
         yield (SPAWN, self.request_reply(self.engine.now, events), "request-reply")
@@ -464,11 +473,14 @@ class Simulation:
             run = self.runs[job_id]
             if run.state == "RUNNING":
                 now = engine.now
-                progress[job_id] = run.progress(now)
-                engine.kill(run.actor)
-                run.state = "COMPLETED_KILLED"
-                self.machine_states.job_ends(run.alloc, now)
-                run.end_time = now
+                progress[job_id] = run.progress(now, engine)
+                if not engine.cancel_task(run.actor):
+                    # Not in a parallel task: the executor dies here (return code stays -1).
+                    engine.kill(run.actor)
+                    run.state = "COMPLETED_KILLED"
+                    self.machine_states.job_ends(run.alloc, now)
+                    run.end_time = now
+                # Else the cancelled task ends the executor's profile with -2.
         yield (PUT, ("KILLING_DONE", ids, progress), self.cost(self.master_host))
 
     # --------------------------------------------------------------- job events

@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+import numpy as np
+
 from batsim_py.sim.engine import PUT, SLEEP
 from batsim_py.workload.model import Job, Workload
+
+LD = np.longdouble
 
 
 def submission_order(workload: Workload) -> list[Job]:
@@ -30,7 +34,8 @@ def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, Non
             if batch:
                 yield (PUT, ("JOBS", batch), cost)
                 batch = []
-            yield (SLEEP, job.subtime - current)
+            # Batsim subtracts in long double, then sleeps the double of the difference.
+            yield (SLEEP, float(LD(job.subtime) - LD(current)))
             current = engine.now
         batch.append(job)
     if batch:

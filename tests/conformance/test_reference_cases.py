@@ -32,6 +32,11 @@ FAST = [
     "b2_paper800_easy_cluster32",
     "b4_hpc250_easy_nonet128",
     "c4_sequence_delay_fcfs_small",
+    "c1_mixed_profiles_easy_small",
+    "c2_mixed_profiles_fcfs_small",
+    "c3_long_workload_fcfs_small",
+    "c5_ptask_cluster32_easy",
+    "e1_walltime_easy_cluster64",
 ]
 SLOW = ["f_10k_easy_cluster128_quiet", "f_50k_easy_cluster128_quiet"]
 

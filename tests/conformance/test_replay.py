@@ -19,8 +19,7 @@ from batsim_py.sim.options import Options
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 
-# Every transcript whose jobs use delay/composed profiles only and that needs no energy or
-# external events (not implemented yet).
+# Every transcript that needs no energy, external events or storage (not implemented yet).
 CASES = [
     "a_delays_fcfs_small",
     "a2_paper800_fcfs_cluster32",
@@ -29,7 +28,12 @@ CASES = [
     "b3_paper800_easysjf_cluster32",
     "b4_hpc250_easy_nonet128",
     "b5_paper800_batsched_easy_cluster32",
+    "c1_mixed_profiles_easy_small",
+    "c2_mixed_profiles_fcfs_small",
+    "c3_long_workload_fcfs_small",
     "c4_sequence_delay_fcfs_small",
+    "c5_ptask_cluster32_easy",
+    "e1_walltime_easy_cluster64",
     "e2_kill_batsched_killer_seq_small",
     "e3_kill_batsched_killer2_delays_small",
     "e4_kill_pybatsim_fcfsKiller_seq_small",

@@ -6,7 +6,8 @@ import numpy as np
 
 from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
 
-LOOPBACK = (15e-6, 498e6, False)  # small_platform's master self route: 15 us, 498 MB/s
+# small_platform's master self route: 15 us, 498 MB/s
+LOOPBACK = (15e-6, 498e6, False, "master_host")
 
 
 def test_the_clock_accumulates_step_deltas_like_simgrid() -> None:
@@ -160,7 +161,7 @@ def test_free_messages_complete_at_the_same_date() -> None:
     got: list[float] = []
 
     def sender():
-        yield (PUT, "m", (0.0, float("inf"), True))
+        yield (PUT, "m", (0.0, float("inf"), True, "h"))
 
     def server():
         yield (GET,)
