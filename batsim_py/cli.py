@@ -75,7 +75,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-q", "--quiet"), "same as --verbosity quiet"),
     Flag(("--dump-execution-context",), "print the execution context as JSON and exit"),
     Flag(("--version",), "print the version and exit"),
-    Flag(("-E", "--energy"), "energy model and energy outputs", supported=False),
+    Flag(("-E", "--energy"), "host energy model (SimGrid's plugin), energy outputs, pstates"),
     Flag(("--events",), "external events file (JSON lines); repeatable", "list", None, "FILE",
          supported=False),
     Flag(("-W", "--workflow"), "DAX workflow file; repeatable", "list", None, "FILE",
@@ -268,6 +268,7 @@ def _run(args: argparse.Namespace) -> int:
         profile_reuse=args.enable_profile_reuse,
         forward_unknown_events=bool(args.forward_unknown_events and args.events),
         sched_config=sched_cfg,
+        energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
     )
     spec = RunSpec(

@@ -15,7 +15,7 @@ from dataclasses import replace
 from batsim_py.decision.decisions import CallMeLater, Reply
 from batsim_py.decision.events import Event
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.protocol.rapidjson_number import wire_value
+from batsim_py.rapidjson_number import wire_value
 
 
 def wire_time(t: float) -> float:

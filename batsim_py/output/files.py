@@ -34,7 +34,8 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
             times=times,
             nb_machines=len(sim.machines),
             time_in_state=ms.time_in(),
-            consumed_joules=0.0,
+            consumed_joules=(sim.energy_trace.consumed_joules()
+                             if sim.energy_trace is not None else 0.0),
             nb_grouped_switches=0,
             nb_machine_switches=0,
             scheduling_time=sim.scheduling_time,
@@ -42,6 +43,12 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
             version=sim.options.version,
         ),
     )
+    trace = sim.energy_trace
+    if trace is not None:
+        write("consumed_energy.csv", "time,energy,event_type,wattmin,epower\n"
+              + "".join(r + "\n" for r in trace.rows))
+        write("pstate_changes.csv", "time,machine_id,new_pstate\n"
+              + "".join(r + "\n" for r in trace.pstate_rows))
     if sim.options.machine_state_tracing:
         write(
             "machine_states.csv",

@@ -22,6 +22,13 @@ HEADER = (
 )
 
 LD = np.longdouble
+
+
+def ld_text(x: object) -> str:
+    """C's `%Lf` of a long double: 6 decimals, rounded from the long double itself."""
+    return np.format_float_positional(x, precision=6, unique=False, fractional=True, trim="k")
+
+
 NO_RUNTIME = LD("1e-5")  # Batsim's runtime for a job that took no time
 
 
@@ -39,7 +46,7 @@ class JobRecord:
     starting_time: float  # unused when rejected
     end_time: float  # clock when it finished or was killed; unused when rejected
     alloc: tuple[int, ...]
-    consumed_energy: float
+    consumed_energy: object  # long double joules with -E, None without
     metadata: str
 
 
@@ -91,7 +98,7 @@ def format_rows(records: Sequence[JobRecord]) -> tuple[str, JobTimes]:
     """The whole file (header included) and the metrics schedule.csv needs."""
     times, columns = compute_times(records)
     lines = [HEADER]
-    fmt = '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,%f,"%s"'
+    fmt = '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,%s,"%s"'
     for i, r in enumerate(records):
         if r.final_state == "REJECTED":
             lines.append(
@@ -106,7 +113,9 @@ def format_rows(records: Sequence[JobRecord]) -> tuple[str, JobTimes]:
                 r.name, r.workload, r.profile, r.subtime, r.res, r.walltime,
                 1 if r.final_state == "COMPLETED_SUCCESSFULLY" else 0, r.final_state,
                 r.starting_time, runtime, finish, waiting, turnaround, stretch,
-                intervalset.format(r.alloc), r.consumed_energy, r.metadata,
+                intervalset.format(r.alloc),
+                "-1.000000" if r.consumed_energy is None else ld_text(r.consumed_energy),
+                r.metadata,
             )
         )
     lines.append("")

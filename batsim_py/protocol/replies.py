@@ -29,7 +29,7 @@ from batsim_py.decision.decisions import (
     ToJobMsg,
 )
 from batsim_py.errors import NotSupportedError, ProtocolError
-from batsim_py.protocol.rapidjson_number import rapidjson_double
+from batsim_py.rapidjson_number import rapidjson_double
 
 _JOB_STATES = frozenset({
     "NOT_SUBMITTED", "RUNNING", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED",

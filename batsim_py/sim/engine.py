@@ -24,7 +24,7 @@ enabled actions changes. A message alone in the system skips the solver (its rat
 smallest link bandwidth or the TCP-gamma bound, exactly what the solver would return).
 
 Actors are generators yielding requests: `(SLEEP, seconds)`, `(PUT, message, cost)`,
-`(GET,)`, `(SPAWN, generator)`, `(EXEC, row, timeout)`. An EXEC resumes its actor with
+`(GET,)`, `(SPAWN, generator, name, host)`, `(EXEC, row, timeout)`. An EXEC resumes its actor with
 (status, task): "done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then
 the task goes on loading its resources, as SimGrid's `wait_for` leaves it, until
 `drop_task`.
@@ -55,15 +55,16 @@ ActorGen = Generator[Request, Any, Any]
 
 
 class Actor:
-    __slots__ = ("gen", "value", "request", "dead", "action", "name")
+    __slots__ = ("gen", "value", "request", "dead", "action", "name", "host")
 
-    def __init__(self, gen: ActorGen, name: str = "") -> None:
+    def __init__(self, gen: ActorGen, name: str = "", host: str = "") -> None:
         self.gen = gen
         self.value: Any = None
         self.request: Request | None = None
         self.dead = False
         self.action: Any = None
         self.name = name
+        self.host = host  # where it runs ("" = the master host)
 
 
 class _Sleep:
@@ -142,14 +143,18 @@ class Engine:
         self._dirty = False  # the set of enabled actions changed: re-solve the rates
         self.network: Any = None  # batsim_py.sim.network.Network, needed for tasks
         self.master_host = ""
+        # Called with the hosts of an activity whose state changes (ends, is cancelled; a
+        # single-host task also as it starts), its rate still counted: the update points of
+        # SimGrid's energy plugin. None when energy is not simulated.
+        self.on_activity_change: Any = None
         self._deltas = np.empty(4096)
         self._k = 0  # number of steps taken
         self._seq = 0
 
     # ------------------------------------------------------------------ actors
-    def spawn(self, gen: ActorGen, name: str = "") -> Actor:
+    def spawn(self, gen: ActorGen, name: str = "", host: str = "") -> Actor:
         """Start an actor from outside any actor (it runs in the next round)."""
-        actor = Actor(gen, name)
+        actor = Actor(gen, name, host)
         self.to_run.append(actor)
         return actor
 
@@ -179,9 +184,14 @@ class Engine:
             self._cancel(action)
 
     def _cancel(self, action: Any) -> None:
+        hook = self.on_activity_change
         if isinstance(action, _Sleep):
+            if hook is not None and action.actor is not None:
+                hook(self._hosts_of(action))
             action.actor = None
         elif isinstance(action, _Action):
+            if hook is not None:
+                hook(self._hosts_of(action))
             self._actions.remove(action)
             self._dirty = True
             if action.timeout is not None:
@@ -192,12 +202,34 @@ class Engine:
         action = actor.action
         return action.remains if isinstance(action, _Action) else 1.0
 
+    def cpu_load(self, host: int) -> float:
+        """Flop/s consumed on a host's CPU by enabled tasks, at the rates of the last solve."""
+        load = 0.0
+        for a in self._actions:
+            if a.kind == TASK and a.enabled and a.rate > 0:
+                row = a.row
+                for h, f in zip(row.cpu_hosts.tolist(), row.cpu_flops.tolist(), strict=True):
+                    if h == host:
+                        load += f * a.rate
+        return load
+
+    def set_speed(self, host: int, core_speed: float) -> None:
+        """A host changed pstate: its CPU capacity and the bounds of the tasks on it change."""
+        tasks = [a for a in self._actions if a.kind == TASK and host in a.row.cpu_hosts]
+        rows = self.network.set_speed(host, core_speed, [a.row for a in tasks])
+        for a, row in zip(tasks, rows, strict=True):
+            a.row = row
+        self._dirty = True
+
     def _start_task(self, actor: Actor, row: Any, timeout: float) -> None:
         self._seq += 1
         a = _Action(TASK, row.latency, row.work, self._seq)
         a.row = row
         a.actor = actor
         actor.action = a
+        if len(row.cpu_hosts) == 1 and self.on_activity_change is not None:
+            # A single-host execution updates its host as it starts.
+            self.on_activity_change(self._hosts_of(a))
         self._actions.append(a)
         if a.enabled:
             self._dirty = True
@@ -244,7 +276,7 @@ class Engine:
                     elif kind == GET:
                         mailbox.get(actor)
                     elif kind == SPAWN:
-                        child = Actor(request[1], request[2] if len(request) > 2 else "")
+                        child = Actor(request[1], *request[2:])
                         self.to_run.append(child)
                         actor.value = child
                         self.to_run.append(actor)
@@ -356,10 +388,13 @@ class Engine:
         self._k = k + 1
 
         done: list[Any] = []
+        hook = self.on_activity_change
         for s in candidates:
             rem = s.rem - delta
             if rem < PRECISION_TIMING:
                 done.append(s)
+                if hook is not None:
+                    hook(self._hosts_of(s))
             else:
                 s.rem = rem
                 s.upd = k + 1
@@ -387,6 +422,8 @@ class Engine:
                 if c.enabled and c.remains <= 0.0:
                     done.append(c)
                     self._dirty = True
+                    if hook is not None:
+                        hook(self._hosts_of(c))
                 else:
                     alive.append(c)
             self._actions = alive
@@ -445,8 +482,21 @@ class Engine:
         if c.remains - c.lone_rate * d2 >= PRECISION_WORK:  # pragma: no cover - x*(1/x) == 1
             raise AssertionError("a lone transfer did not complete in one work step")
         self._actions = []
+        if self.on_activity_change is not None:
+            self.on_activity_change(self._hosts_of(c))
         _wake_comm(c, self.to_run)
         return True
+
+    def _hosts_of(self, activity: Any) -> list[int]:
+        """Host indices an activity runs on (for the energy plugin's update points)."""
+        index = self.network.host_index
+        master = index[self.master_host]
+        if isinstance(activity, _Sleep):
+            host = activity.actor.host
+            return [index[host] if host else master]
+        if activity.kind == COMM:
+            return [index[activity.host], master]
+        return sorted(set(activity.row.cpu_hosts.tolist()))
 
 
 def _enable_seq_of(action: _Action) -> int:

@@ -49,7 +49,7 @@ class JobRun:
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
-        "forgotten", "abandoned",
+        "forgotten", "abandoned", "energy",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -67,6 +67,7 @@ class JobRun:
         self.reported = False
         self.forgotten = False  # its end was sent to the scheduler: Batsim deleted it
         self.abandoned: list[Any] = []  # tasks left running when their walltime was reached
+        self.energy: Any = None  # joules of its machines at start, then consumed (with -E)
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
@@ -198,6 +199,10 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
     """The executor of one job, on the host of its lowest allocated machine."""
     run.actor = sim.engine.current
     run.starting_time = sim.engine.now
+    trace = sim.energy_trace
+    if trace is not None:
+        run.energy = trace.on_machines(run.alloc)
+        trace.entry(run.starting_time, "s")
     sim.machine_states.job_starts(run.alloc, run.starting_time)
     ret = yield from execute_profile(
         sim, run, run.profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)

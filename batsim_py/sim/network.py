@@ -8,6 +8,7 @@ then links, in one capacity vector.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -27,7 +28,8 @@ class Network:
         self.n_hosts = len(hosts)
         self.pstate = [h.pstate for h in hosts]
         self.core_speed = np.array([h.speed for h in hosts], dtype=np.float64)
-        cpu = np.array([h.cores for h in hosts], dtype=np.float64) * self.core_speed
+        self.cores = np.array([h.cores for h in hosts], dtype=np.float64)
+        cpu = self.cores * self.core_speed
         self.capacity = np.concatenate((cpu, [link.bandwidth for link in links]))
         self.link_fatpipe = np.array([link.policy == "FATPIPE" for link in links], dtype=bool)
         self.fatpipe = np.concatenate((np.zeros(self.n_hosts, dtype=bool), self.link_fatpipe))
@@ -52,6 +54,24 @@ class Network:
             [index[h] for h in hosts], flops, bytes_matrix, self.route, self.link_fatpipe,
             self.core_speed,
         )
+
+    def cpu_bound(self, row: PtaskRow) -> float:
+        """One core per executor at the hosts' current speeds (inf if nothing computes)."""
+        used = row.cpu_flops > 0.0
+        if not used.any():
+            return float("inf")
+        return float(np.min(self.core_speed[row.cpu_hosts[used]] / row.cpu_flops[used]))
+
+    def set_speed(self, host: int, core_speed: float, rows: list[PtaskRow]) -> list[PtaskRow]:
+        """A host changes pstate: new CPU capacity; `rows` re-bounded (network bounds kept)."""
+        old = [self.cpu_bound(r) for r in rows]
+        self.core_speed[host] = core_speed
+        self.capacity[host] = self.cores[host] * core_speed
+        out = []
+        for row, old_cpu in zip(rows, old, strict=True):
+            net = row.bound if row.bound < old_cpu else float("inf")
+            out.append(replace(row, bound=min(self.cpu_bound(row), net)))
+        return out
 
     def message_row(self, src: str, dst: str, nbytes: float = 1.0) -> PtaskRow:
         """A plain communication of `nbytes` from `src` to `dst`."""

@@ -23,6 +23,8 @@ from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError
 from batsim_py.output import jobs_csv
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
+from batsim_py.sim.energy import HostEnergy
+from batsim_py.sim.energy_trace import EnergyTrace
 from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
 from batsim_py.sim.jobs import JobRun, final_state, job_process
 from batsim_py.sim.machines import COMPUTING, IDLE, MachineStates
@@ -55,7 +57,19 @@ class Simulation:
         self.engine = Engine()
         self.master_host = machines.master.name
         self.engine.master_host = self.master_host
-        self.engine.network = Network(platform)
+        self.engine.network = network = Network(platform)
+        self.energy_trace: EnergyTrace | None = None
+        if options.energy:
+            hosts = HostEnergy(self.engine, network, list(platform.hosts.values()))
+            self.energy_trace = EnergyTrace(
+                hosts, [network.host_index[m.host.name] for m in machines.all]
+            )
+            self.energy_trace.initial_pstates([m.host.pstate for m in machines.all])
+            def update(indices: list[int]) -> None:
+                for h in indices:
+                    hosts.update(h)
+
+            self.engine.on_activity_change = update
         self.hosts = [m.host.name for m in machines.all]
         self.nb_compute = len(machines.compute)
         self.profiles_of = {w.name: dict(w.profiles) for w in self.workloads}
@@ -107,9 +121,9 @@ class Simulation:
         """
         return float("%.6f" % self.engine.now)
 
-    def spawn(self, gen: Any, name: str = "") -> None:
+    def spawn(self, gen: Any, name: str = "", host: str = "") -> None:
         """Create an actor from a server handler (the server yields for it after handling)."""
-        self._spawns.append((SPAWN, gen, name))
+        self._spawns.append((SPAWN, gen, name, host))
 
     # ------------------------------------------------------------------- server
     def server(self) -> Generator[tuple, Any, None]:
@@ -319,10 +333,15 @@ class Simulation:
         elif kind is d.ChangeJobState:
             self.change_job_state(decision)
         elif kind is d.Query or kind is d.SetResourceState:
-            raise SchedulerError(
-                f"{_name(decision)} at t={self.engine.now:f} needs --energy, which batsim-py "
-                "does not support yet"
-            )
+            if self.energy_trace is None:
+                raise SchedulerError(
+                    f"{_name(decision)} at t={self.engine.now:f} needs the energy model: "
+                    "run with -E/--energy"
+                )
+            if kind is d.Query:
+                self.events.append(ev.Answer(self.stamp(), float(self.energy_trace.total())))
+            else:
+                self.set_resource_state(decision)
         else:
             raise NotSupportedError(
                 f"decision {_name(decision)} (t={decision.timestamp:f}) is not yet supported "
@@ -393,7 +412,7 @@ class Simulation:
         run.mapping = decision.mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id)
+        self.spawn(job_process(self, run), run.job.id, run.host)
 
     def reject_job(self, decision: d.RejectJob) -> None:
         run = self.job_for(decision, decision.job_id)
@@ -405,6 +424,12 @@ class Simulation:
         run.state = "REJECTED"
         self.nb_completed += 1
         self.write_job_row(run)
+
+    def set_resource_state(self, decision: d.SetResourceState) -> None:
+        raise NotSupportedError(
+            f"SET_RESOURCE_STATE at t={self.engine.now:f}: pstate switching is not yet "
+            "supported by batsim-py"
+        )
 
     def change_job_state(self, decision: d.ChangeJobState) -> None:
         """For schedulers that run jobs themselves: no protocol event, a row when it ends."""
@@ -480,6 +505,7 @@ class Simulation:
                     run.state = "COMPLETED_KILLED"
                     self.machine_states.job_ends(run.alloc, now)
                     run.end_time = now
+                    self.job_energy_end(run, now)
                 # Else the cancelled task ends the executor's profile with -2.
         yield (PUT, ("KILLING_DONE", ids, progress), self.cost(self.master_host))
 
@@ -491,6 +517,13 @@ class Simulation:
         run.state = final_state(return_code)
         self.machine_states.job_ends(run.alloc, now)
         run.end_time = now
+        self.job_energy_end(run, now)
+
+    def job_energy_end(self, run: JobRun, now: float) -> None:
+        trace = self.energy_trace
+        if trace is not None:
+            run.energy = trace.on_machines(run.alloc) - run.energy
+            trace.last_completion = trace.entry(now, "e")
 
     def write_job_row(self, run: JobRun) -> None:
         job = run.job
@@ -498,7 +531,8 @@ class Simulation:
         self.job_records.append(
             jobs_csv.JobRecord(
                 job.name, job.workload, job.profile, job.subtime, job.res, job.walltime,
-                run.state, run.starting_time, run.end_time, run.alloc, -1.0, run.metadata,
+                run.state, run.starting_time, run.end_time, run.alloc,
+                run.energy if self.energy_trace is not None else None, run.metadata,
             )
         )
 

@@ -29,6 +29,7 @@ def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, Non
     yield (PUT, ("HELLO",), cost)
     current = engine.now
     batch: list[Job] = []
+    trace = sim.energy_trace
     for job in submission_order(workload):
         if job.subtime > current:
             if batch:
@@ -38,6 +39,8 @@ def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, Non
             yield (SLEEP, float(LD(job.subtime) - LD(current)))
             current = engine.now
         batch.append(job)
+        if trace is not None and trace.first_submission is None:
+            trace.first_submission = trace.total()  # Batsim's origin of consumed_joules
     if batch:
         yield (PUT, ("JOBS", batch), cost)
     yield (PUT, ("BYE",), cost)

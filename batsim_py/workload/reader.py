@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from batsim_py.errors import WorkloadError
+from batsim_py.rapidjson_number import rapidjson_double
 from batsim_py.workload._fields import is_integer, show, type_name
 from batsim_py.workload.jobs import parse_job
 from batsim_py.workload.model import (
@@ -45,7 +46,8 @@ def read_json(path: str, *, source: str | None = None) -> Any:
     src = source or path
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f, parse_constant=_refuse_constant)
+            # Floats as Batsim's RapidJSON reads them (17-digit values may differ by an ulp).
+            return json.load(f, parse_constant=_refuse_constant, parse_float=rapidjson_double)
     except FileNotFoundError:
         raise WorkloadError(f"{src}: workload file not found (check the path)") from None
     except IsADirectoryError:

@@ -37,6 +37,7 @@ FAST = [
     "c3_long_workload_fcfs_small",
     "c5_ptask_cluster32_easy",
     "e1_walltime_easy_cluster64",
+    "d2_energy_easy_nonet128",
 ]
 SLOW = ["f_10k_easy_cluster128_quiet", "f_50k_easy_cluster128_quiet"]
 
@@ -48,14 +49,14 @@ def run_case(case: str, out: Path) -> Path:
     spec = json.loads((folder / "case.json").read_text())
     name = PYBATSIM_EQUIVALENT[spec["scheduler"]["name"]]
     args = spec["batsim_args"]
-    unknown = [a for a in args if a != "--mmax-workload"]
+    unknown = [a for a in args if a not in ("--mmax-workload", "--energy")]
     assert not unknown, f"case needs flags this test does not map: {unknown}"
     prefix = out / "out"
     run_simulation(
         RunSpec(
             platform=str(folder / spec["platform"]),
             workloads=[str(folder / w) for w in spec["workloads"]],
-            options=Options(export_prefix=str(prefix)),
+            options=Options(export_prefix=str(prefix), energy="--energy" in args),
             mmax_workload="--mmax-workload" in args,
         ),
         InProcess(get_scheduler(name)),

@@ -39,12 +39,14 @@ CASES = [
     "e4_kill_pybatsim_fcfsKiller_seq_small",
     "e5_reject_batsched_rejecter_small",
     "g1_dynsubmit_batsched_submitter_small",
+    "d2_energy_easy_nonet128",
 ]
 FLAGS = {
     "--mmax-workload": {"mmax_workload": True},
     "--forward-profiles-on-submission": {"forward_profiles_on_submission": True},
     "--enable-dynamic-jobs": {"dynamic_jobs": True},
     "--acknowledge-dynamic-jobs": {"acknowledge_dynamic_jobs": True},
+    "--energy": {"energy": True},
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from batsim_py.protocol.rapidjson_number import rapidjson_double, wire_value
+from batsim_py.rapidjson_number import rapidjson_double, wire_value
 
 ULP_1E11 = 2.0**-16  # spacing of doubles between 2^36 and 2^37 (1e11 is there)
 

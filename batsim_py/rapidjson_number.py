@@ -1,5 +1,5 @@
-"""How Batsim reads a number in a scheduler's reply: RapidJSON's default (not full-precision)
-conversion, which can differ from the correctly rounded value by an ulp or more.
+"""How Batsim reads a JSON number (workloads, scheduler replies): RapidJSON's default (not
+full-precision) conversion, which can differ from the correctly rounded value by an ulp or more.
 
 Schedulers such as pybatsim print floats with Python's shortest repr, up to 17 significant
 digits (`100000000000.00003`). RapidJSON keeps at most the digits that fit its fast path, then

@@ -1,0 +1,131 @@
+"""Host energy as SimGrid's energy plugin computes it, and Batsim's energy bookkeeping.
+
+SimGrid does not integrate power exactly: each host keeps its consumed joules and the date of
+its last update, and an update charges the whole interval since then at the power of *now*
+(the pstate saved at the previous update, the CPU load of the last solve). Updates happen only
+when the host's energy is read (Batsim reads it at every job start and end, energy trace row
+and energy query), on pstate changes, and when a task using the host's CPU ends (or, for a
+single-host execution, starts). Reproducing those update points reproduces Batsim's joules to
+the printed digit (simgrid-models §5).
+
+Power at pstate p with load L in [0, 1]: Idle_p if L == 0, else Epsilon_p + L (AllCores_p -
+Epsilon_p); a pstate of speed <= 0 counts as fully loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from batsim_py.errors import PlatformError
+
+LD = np.longdouble
+
+
+def parse_wattage(host: str, text: str, nb_pstates: int) -> list[tuple[float, float, float]]:
+    """`wattage_per_state`: one `Idle:Epsilon:AllCores` or `Idle:AllCores` per pstate."""
+    entries = [e.strip() for e in text.split(",")]
+    if len(entries) != nb_pstates:
+        raise PlatformError(
+            f"host {host}: wattage_per_state has {len(entries)} entries for {nb_pstates} pstates "
+            "(give one Idle:Epsilon:AllCores or Idle:AllCores per pstate)"
+        )
+    out = []
+    for entry in entries:
+        try:
+            values = [float(v) for v in entry.split(":")]
+        except ValueError:
+            values = []
+        if len(values) == 2:
+            values = [values[0], values[0], values[1]]
+        if len(values) != 3:
+            raise PlatformError(
+                f"host {host}: wattage_per_state entry '{entry}' is not Idle:Epsilon:AllCores "
+                "or Idle:AllCores (watts)"
+            )
+        out.append((values[0], values[1], values[2]))
+    return out
+
+
+def parse_sleep_pstates(host: str, text: str, nb_pstates: int) -> dict[int, tuple[int, int]]:
+    """`sleep_pstates`: triplets `sleep:switch_off:switch_on` -> {sleep: (off, on)}."""
+    result: dict[int, tuple[int, int]] = {}
+    for triplet in (t.strip() for t in text.split(",")):
+        if not triplet:
+            continue
+        try:
+            sleep, off, on = (int(v) for v in triplet.split(":"))
+        except ValueError:
+            raise PlatformError(
+                f"host {host}: sleep_pstates entry '{triplet}' is not sleep:switch_off:switch_on"
+            ) from None
+        for p in (sleep, off, on):
+            if not 0 <= p < nb_pstates:
+                raise PlatformError(
+                    f"host {host}: sleep_pstates refers to pstate {p}, which does not exist "
+                    f"(pstates 0-{nb_pstates - 1})"
+                )
+        result[sleep] = (off, on)
+    return result
+
+
+class HostEnergy:
+    """Consumed joules of every host, updated lazily like SimGrid's plugin."""
+
+    def __init__(self, engine: object, network: object, hosts: Sequence[object]) -> None:
+        self.engine = engine
+        self.network = network
+        n = len(network.host_names)
+        self.watts: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
+        for h in hosts:
+            i = network.host_index[h.name]
+            text = h.properties.get("wattage_per_state")
+            if text is None:
+                self.watts[i] = [(0.0, 0.0, 0.0)] * len(h.speeds)  # SimGrid: 0 W, warned
+            else:
+                self.watts[i] = parse_wattage(h.name, text, len(h.speeds))
+        self.speeds = [list(network.platform.hosts[name].speeds) for name in network.host_names]
+        self.cores = [network.platform.hosts[name].cores for name in network.host_names]
+        self.energy = [0.0] * n
+        self.last = [0.0] * n
+        self.saved_pstate = list(network.pstate)
+
+    def _load(self, h: int) -> float:
+        """Flop/s consumed on host h's CPU by enabled tasks (rates of the last solve)."""
+        return self.engine.cpu_load(h)
+
+    def update(self, h: int) -> None:
+        now = self.engine.now
+        if self.last[h] < now:
+            p = self.saved_pstate[h]
+            speed = self.speeds[h][p]
+            if speed <= 0:
+                load = 1.0
+            else:
+                load = self._load(h) / speed
+                load /= self.cores[h]
+                if load > 1:
+                    load = 1.0
+            idle, eps, full = self.watts[h][p]
+            power = eps + load * (full - eps) if load > 0 else idle
+            self.energy[h] = self.energy[h] + power * (now - self.last[h])
+            self.last[h] = now
+        self.saved_pstate[h] = self.network.pstate[h]
+
+    def consumed(self, h: int) -> float:
+        self.update(h)
+        return self.energy[h]
+
+    def total(self, hosts: Iterable[int]) -> LD:
+        """Sum of the consumed joules of `hosts`, in long double as Batsim adds them."""
+        total = LD(0)
+        for h in hosts:
+            total += LD(self.consumed(h))
+        return total
+
+    def wattmin(self, hosts: Iterable[int]) -> LD:
+        total = LD(0)
+        for h in hosts:
+            total += LD(self.watts[h][self.network.pstate[h]][1])
+        return total
