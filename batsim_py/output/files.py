@@ -36,8 +36,8 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
             time_in_state=ms.time_in(),
             consumed_joules=(sim.energy_trace.consumed_joules()
                              if sim.energy_trace is not None else 0.0),
-            nb_grouped_switches=0,
-            nb_machine_switches=0,
+            nb_grouped_switches=sim.nb_grouped_switches,
+            nb_machine_switches=sim.nb_machine_switches,
             scheduling_time=sim.scheduling_time,
             simulation_time=simulation_time,
             version=sim.options.version,

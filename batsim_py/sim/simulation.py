@@ -25,11 +25,20 @@ from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
-from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
+from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
+from batsim_py.sim.engine import SLEEP as SLEEP_REQUEST
 from batsim_py.sim.jobs import JobRun, final_state, job_process
-from batsim_py.sim.machines import COMPUTING, IDLE, MachineStates
+from batsim_py.sim.machines import (
+    COMPUTING,
+    IDLE,
+    SLEEPING,
+    SWITCHING_OFF,
+    SWITCHING_ON,
+    MachineStates,
+)
 from batsim_py.sim.network import Network
 from batsim_py.sim.options import Options
+from batsim_py.sim.pstates import COMPUTATION, SLEEP, PStates, Switches
 from batsim_py.sim.registration import check_open, register_job, register_profile
 from batsim_py.sim.submitter import submitter_process
 from batsim_py.workload.model import ComposedProfile, Profile, Workload
@@ -59,6 +68,12 @@ class Simulation:
         self.engine.master_host = self.master_host
         self.engine.network = network = Network(platform)
         self.energy_trace: EnergyTrace | None = None
+        self.machine_host = [network.host_index[m.host.name] for m in machines.all]
+        self.switches = Switches()
+        self.nb_switching = 0
+        self.nb_grouped_switches = 0
+        self.nb_machine_switches = 0
+        self.pstates = PStates(machines.all) if options.energy else None
         if options.energy:
             hosts = HostEnergy(self.engine, network, list(platform.hosts.values()))
             self.energy_trace = EnergyTrace(
@@ -142,6 +157,7 @@ class Simulation:
             "KILLING_DONE": self.on_killing_done,
             "REGISTERED": self.on_job_registered,
             "PROFILE_REGISTERED": _ignore,
+            "SWITCHED": self.on_switched,
         }
         spawns = self._spawns
         get = (GET,)
@@ -166,6 +182,7 @@ class Simulation:
             and self.nb_running == 0
             and self.nb_waiters == 0
             and self.nb_killers == 0
+            and self.nb_switching == 0
         )
 
     def send_to_scheduler(self) -> Generator[tuple, Any, None]:
@@ -211,10 +228,10 @@ class Simulation:
                     self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
                     msg = ("REGISTERED", job)
             if decision.timestamp > engine.now:
-                yield (SLEEP, decision.timestamp - engine.now)
+                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
             yield (PUT, msg, cost)
         if reply.now > engine.now:
-            yield (SLEEP, reply.now - engine.now)
+            yield (SLEEP_REQUEST, reply.now - engine.now)
         yield (PUT, ("SCHED_READY",), cost)
 
     def simulation_begins(self) -> ev.SimulationBegins:
@@ -426,10 +443,107 @@ class Simulation:
         self.write_job_row(run)
 
     def set_resource_state(self, decision: d.SetResourceState) -> None:
-        raise NotSupportedError(
-            f"SET_RESOURCE_STATE at t={self.engine.now:f}: pstate switching is not yet "
-            "supported by batsim-py"
-        )
+        """Switch machines' pstates (§2.5); sleeping and waking take actors and time."""
+        now = self.engine.now
+        where = f"SET_RESOURCE_STATE at t={now:f}"
+        target = decision.state
+        kinds = self.pstates.kinds
+        for m in decision.resources:
+            if not 0 <= m < len(self.hosts):
+                raise SchedulerError(f"{where}: machine {m} does not exist")
+            if not 0 <= target < len(kinds[m]):
+                raise SchedulerError(
+                    f"{where}: machine {m} ({self.hosts[m]}) has no pstate {target} "
+                    f"(pstates 0-{len(kinds[m]) - 1})"
+                )
+        trace = self.energy_trace
+        machines = decision.resources
+        self.switches.add(machines, target)
+        trace.entry(now, "p")
+        first_kind = kinds[machines[0]][target]
+        code = -1 if first_kind == COMPUTATION else -2 if first_kind == SLEEP else -42
+        trace.pstate_change(now, machines, code)
+        self.nb_grouped_switches += 1
+        self.nb_machine_switches += len(machines)
+        network = self.engine.network
+        for m in machines:
+            current = network.pstate[self.machine_host[m]]
+            if kinds[m][current] == COMPUTATION:
+                if kinds[m][target] == COMPUTATION:
+                    self.set_pstate(m, target)
+                    self.switch_done(m, target)
+                elif kinds[m][target] == SLEEP:
+                    if self.machine_states.nb_jobs[m]:
+                        raise SchedulerError(
+                            f"{where}: machine {m} ({self.hosts[m]}) cannot sleep: it is "
+                            "running a job"
+                        )
+                    self.machine_states.set(m, SWITCHING_OFF, now)
+                    self.spawn(self.switch_off(m, target), "switch off", self.hosts[m])
+                    self.nb_switching += 1
+                else:
+                    log.error("%s: machine %d cannot switch to the virtual pstate %d",
+                              where, m, target)
+            elif kinds[m][current] == SLEEP:
+                if kinds[m][target] != COMPUTATION:
+                    raise SchedulerError(
+                        f"{where}: machine {m} ({self.hosts[m]}) sleeps in pstate {current}; "
+                        f"it can only be woken to a computation pstate, not {target}"
+                    )
+                self.machine_states.set(m, SWITCHING_ON, now)
+                self.spawn(self.switch_on(m, target), "switch on", self.hosts[m])
+                self.nb_switching += 1
+            else:
+                raise SchedulerError(
+                    f"{where}: machine {m} ({self.hosts[m]}) is already switching"
+                )
+        self.machine_states.write_row(now)
+
+    def set_pstate(self, machine: int, pstate: int) -> None:
+        h = self.machine_host[machine]
+        network = self.engine.network
+        network.pstate[h] = pstate
+        self.engine.set_speed(h, self.machines.all[machine].host.speeds[pstate])
+        self.energy_trace.hosts.update(h)  # SimGrid's plugin updates on a speed change
+
+    def switch_off(self, machine: int, target: int) -> Generator[tuple, Any, None]:
+        off, _ = self.pstates.sleep[machine][target]
+        yield from self.switch(machine, off, target, SLEEPING)
+
+    def switch_on(self, machine: int, target: int) -> Generator[tuple, Any, None]:
+        current = self.engine.network.pstate[self.machine_host[machine]]
+        _, on = self.pstates.sleep[machine][current]
+        yield from self.switch(machine, on, target, IDLE)
+
+    def switch(self, machine: int, virtual: int, target: int, state: int
+               ) -> Generator[tuple, Any, None]:
+        """One flop at the virtual pstate's speed, then the target pstate."""
+        host = self.hosts[machine]
+        self.set_pstate(machine, virtual)
+        yield (EXEC, self.engine.network.row([host], [1.0], None), -1)
+        self.set_pstate(machine, target)
+        self.machine_states.set(machine, state, self.engine.now)
+        yield (PUT, ("SWITCHED", machine, target), self.cost(host))
+
+    def on_switched(self, msg: tuple) -> None:
+        _, machine, target = msg
+        machines = self.switches.done(machine, target)
+        self.nb_switching -= 1
+        if machines is not None:
+            self.request_done(machines, target)
+
+    def switch_done(self, machine: int, target: int) -> None:
+        machines = self.switches.done(machine, target)
+        if machines is not None:
+            self.request_done(machines, target, row=False)
+
+    def request_done(self, machines: tuple[int, ...], target: int, row: bool = True) -> None:
+        now = self.engine.now
+        self.energy_trace.pstate_change(now, machines, target)
+        self.energy_trace.entry(now, "p")
+        if row:
+            self.machine_states.write_row(now)
+        self.events.append(ev.ResourceStateChanged(self.stamp(), machines, str(target)))
 
     def change_job_state(self, decision: d.ChangeJobState) -> None:
         """For schedulers that run jobs themselves: no protocol event, a row when it ends."""
@@ -470,7 +584,7 @@ class Simulation:
     def waiter(self, at: float) -> Generator[tuple, Any, None]:
         now = self.engine.now
         if now < at:
-            yield (SLEEP, max(at - now, MIN_WAIT))
+            yield (SLEEP_REQUEST, max(at - now, MIN_WAIT))
         if not self.end_sent:
             yield (PUT, ("WAITING_DONE",), self.cost(self.master_host))
 

@@ -38,6 +38,7 @@ FAST = [
     "c5_ptask_cluster32_easy",
     "e1_walltime_easy_cluster64",
     "d2_energy_easy_nonet128",
+    "d5_energy_ptask_clusterenergy128_easy",
 ]
 SLOW = ["f_10k_easy_cluster128_quiet", "f_50k_easy_cluster128_quiet"]
 

@@ -19,7 +19,7 @@ from batsim_py.sim.options import Options
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 
-# Every transcript that needs no energy, external events or storage (not implemented yet).
+# Every transcript but g2 (external events are not implemented yet).
 CASES = [
     "a_delays_fcfs_small",
     "a2_paper800_fcfs_cluster32",
@@ -39,7 +39,12 @@ CASES = [
     "e4_kill_pybatsim_fcfsKiller_seq_small",
     "e5_reject_batsched_rejecter_small",
     "g1_dynsubmit_batsched_submitter_small",
+    "d1_energy_sleep_fcfs_mercury4",
     "d2_energy_easy_nonet128",
+    "d3_energy_batsched_sleeper_nonet128",
+    "d4_energy_batsched_energybf_nonet128",
+    "d5_energy_ptask_clusterenergy128_easy",
+    "d6_energy_batsched_energywatcher_nonet128",
 ]
 FLAGS = {
     "--mmax-workload": {"mmax_workload": True},
