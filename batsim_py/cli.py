@@ -76,8 +76,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--dump-execution-context",), "print the execution context as JSON and exit"),
     Flag(("--version",), "print the version and exit"),
     Flag(("-E", "--energy"), "host energy model (SimGrid's plugin), energy outputs, pstates"),
-    Flag(("--events",), "external events file (JSON lines); repeatable", "list", None, "FILE",
-         supported=False),
+    Flag(("--events",), "external events file (JSON lines: machine_(un)available, others with "
+         "--forward-unknown-events); repeatable", "list", None, "FILE"),
     Flag(("-W", "--workflow"), "DAX workflow file; repeatable", "list", None, "FILE",
          supported=False),
     Flag(("--enable-dynamic-jobs",), "allow REGISTER_JOB / REGISTER_PROFILE; the simulation then "
@@ -279,6 +279,7 @@ def _run(args: argparse.Namespace) -> int:
         extra_roles=roles,
         mmax=args.mmax,
         mmax_workload=args.mmax_workload,
+        events=args.events,
     )
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")

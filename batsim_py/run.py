@@ -14,6 +14,7 @@ from batsim_py.platform.machines import build_machines
 from batsim_py.platform.reader import load_platform
 from batsim_py.sim.options import Options
 from batsim_py.sim.simulation import Simulation
+from batsim_py.workload.events import load_events
 from batsim_py.workload.reader import load_workload
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,7 @@ class RunSpec:
     extra_roles: Sequence[tuple[Sequence[str], str]] = ()
     mmax: int = 0
     mmax_workload: bool = False
+    events: Sequence[str] = ()
 
 
 def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
@@ -45,7 +47,11 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             if spec.mmax_workload
             else None,
         )
-        sim = Simulation(platform, machines, workloads, decision, spec.options)
+        event_lists = [
+            load_events(path, f"we{i}", spec.options.forward_unknown_events)
+            for i, path in enumerate(spec.events)
+        ]
+        sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
     except BaseException:
         decision.close()
         raise

@@ -19,7 +19,7 @@ from batsim_py import intervalset
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError
+from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.output import jobs_csv
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
@@ -34,13 +34,14 @@ from batsim_py.sim.machines import (
     SLEEPING,
     SWITCHING_OFF,
     SWITCHING_ON,
+    UNAVAILABLE,
     MachineStates,
 )
 from batsim_py.sim.network import Network
 from batsim_py.sim.options import Options
 from batsim_py.sim.pstates import COMPUTATION, SLEEP, PStates, Switches
 from batsim_py.sim.registration import check_open, register_job, register_profile
-from batsim_py.sim.submitter import submitter_process
+from batsim_py.sim.submitter import event_submitter_process, submitter_process
 from batsim_py.workload.model import ComposedProfile, Profile, Workload
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class Simulation:
         workloads: Sequence[Workload],
         decision: DecisionProcess,
         options: Options | None = None,
+        event_lists: Sequence[Any] = (),
     ) -> None:
         self.platform = platform
         self.machines = machines
@@ -98,6 +100,8 @@ class Simulation:
         self.end_acknowledged = False
         self.nb_submitters = len(self.workloads)
         self.nb_submitters_done = 0
+        self.event_lists = list(event_lists)
+        self.nb_event_submitters_done = 0
         self.nb_submitted = 0
         self.nb_completed = 0
         self.nb_running = 0
@@ -158,6 +162,8 @@ class Simulation:
             "REGISTERED": self.on_job_registered,
             "PROFILE_REGISTERED": _ignore,
             "SWITCHED": self.on_switched,
+            "EVENTS": self.on_external_events,
+            "EVENTS_BYE": self.on_event_submitter_bye,
         }
         spawns = self._spawns
         get = (GET,)
@@ -177,6 +183,7 @@ class Simulation:
     def everything_done(self) -> bool:
         return (
             self.nb_submitters_done == self.nb_submitters
+            and self.nb_event_submitters_done == len(self.event_lists)
             and (not self.options.dynamic_jobs or self.registration_finished)
             and self.nb_completed == self.nb_submitted
             and self.nb_running == 0
@@ -295,6 +302,35 @@ class Simulation:
         self.nb_submitters_done += 1
         if self.nb_submitters_done == self.nb_submitters:
             self.events.append(ev.Notify(self.stamp(), "no_more_static_job_to_submit"))
+
+    def on_event_submitter_bye(self, msg: tuple) -> None:
+        self.nb_event_submitters_done += 1
+        if self.nb_event_submitters_done == len(self.event_lists):
+            self.events.append(ev.Notify(self.stamp(), "no_more_external_event_to_occur"))
+
+    def on_external_events(self, msg: tuple) -> None:
+        """Machines become (un)available; other events are forwarded as they are (§8)."""
+        now = self.engine.now
+        states = self.machine_states
+        for event in msg[1]:
+            if event.type == "generic":
+                self.events.append(ev.Notify(self.stamp(), "generic", data=event.description))
+                continue
+            unavailable = event.type == "machine_unavailable"
+            for m in event.resources:
+                where = f"external event {event.type} at t={event.timestamp:f}"
+                if m >= len(self.hosts):
+                    raise WorkloadError(f"{where}: machine {m} does not exist")
+                if unavailable:
+                    if states.state[m] == UNAVAILABLE:
+                        raise WorkloadError(f"{where}: machine {m} is already unavailable")
+                    states.set(m, UNAVAILABLE, now)
+                else:
+                    if states.state[m] != UNAVAILABLE:
+                        raise WorkloadError(f"{where}: machine {m} is not unavailable")
+                    states.set(m, COMPUTING if states.nb_jobs[m] else IDLE, now)
+            kind = "event_machine_unavailable" if unavailable else "event_machine_available"
+            self.events.append(ev.Notify(self.stamp(), kind, resources=event.resources))
 
     def on_sched_ready(self, msg: tuple) -> None:
         self.sched_ready = True
@@ -656,6 +692,8 @@ class Simulation:
         engine = self.engine
         for workload in self.workloads:
             engine.spawn(submitter_process(self, workload), f"{workload.name}_submitter")
+        for events in self.event_lists:
+            engine.spawn(event_submitter_process(self, events), f"{events.name}_submitter")
         engine.spawn(self.server(), "server")
         engine.run()
         if not self.end_acknowledged:

@@ -44,3 +44,23 @@ def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, Non
     if batch:
         yield (PUT, ("JOBS", batch), cost)
     yield (PUT, ("BYE",), cost)
+
+
+def event_submitter_process(sim: Any, events: Any) -> Generator[tuple, Any, None]:
+    """External events, submitted like jobs: batches of events due, with the same drift."""
+    engine = sim.engine
+    cost = sim.cost(sim.master_host)
+    yield (PUT, ("HELLO",), cost)
+    current = engine.now
+    batch: list = []
+    for event in events.events:
+        if event.timestamp > current:
+            if batch:
+                yield (PUT, ("EVENTS", batch), cost)
+                batch = []
+            yield (SLEEP, float(LD(event.timestamp) - LD(current)))
+            current = engine.now
+        batch.append(event)
+    if batch:
+        yield (PUT, ("EVENTS", batch), cost)
+    yield (PUT, ("EVENTS_BYE",), cost)

@@ -56,8 +56,8 @@ BAD_INPUTS = [
      r"only 4 compute machines"),
     ("unknown scheduler", lambda t: ["-p", SMALL4, "-w", DELAYS, "--scheduler", "nope"],
      r"unknown scheduler 'nope' \(known: .*fcfs"),
-    ("unsupported flag", lambda t: ["-p", SMALL4, "-w", DELAYS, "--events", DELAYS],
-     r"--events is not yet supported"),
+    ("unsupported flag", lambda t: ["-p", SMALL4, "-w", DELAYS, "--no-sched"],
+     r"--no-sched is not yet supported"),
 ]
 
 

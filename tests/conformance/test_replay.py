@@ -19,7 +19,7 @@ from batsim_py.sim.options import Options
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 
-# Every transcript but g2 (external events are not implemented yet).
+# Every reference transcript.
 CASES = [
     "a_delays_fcfs_small",
     "a2_paper800_fcfs_cluster32",
@@ -45,6 +45,7 @@ CASES = [
     "d4_energy_batsched_energybf_nonet128",
     "d5_energy_ptask_clusterenergy128_easy",
     "d6_energy_batsched_energywatcher_nonet128",
+    "g2_extevents_batsched_filler_small",
 ]
 FLAGS = {
     "--mmax-workload": {"mmax_workload": True},
@@ -72,6 +73,7 @@ def test_strict_replay(case: str, tmp_path: Path) -> None:
             platform=str(folder / spec["platform"]),
             workloads=[str(folder / w) for w in spec["workloads"]],
             options=Options(export_prefix=str(tmp_path / "out"), **option_kw),
+            events=[str(folder / e) for e in spec["events"]],
             **spec_kw,
         ),
         peer,
