@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import time
@@ -55,9 +56,17 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     except BaseException:
         decision.close()
         raise
+    # The inputs live for the whole run: keep the collector from scanning them again and again,
+    # and collect less often (the engine allocates many short-lived objects, no cycles).
+    gc.collect()
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(50_000, 50, 100)
     try:
         sim.run()
     finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
         decision.close()
         paths = write_outputs(sim, spec.options.export_prefix, time.perf_counter() - t0)
         log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))

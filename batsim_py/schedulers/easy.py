@@ -14,71 +14,72 @@ number of machines managed is `nb_resources` (compute + storage), as in pybatsim
 Speed (a pass runs after every event, with a long queue of jobs that mostly cannot start):
 - queued jobs that are too large for every free range are skipped by a C-level scan
   (`_SizeIndex`) instead of being tested one by one;
-- the head's reservation is computed on bit masks of machines (`_reservation`) rather than by
+- the head's reservation is computed on bit masks of machines (`_reserve`) rather than by
   releasing running jobs one by one into a copy of the free list, and only when the pass needs
   it: a pass in which no queued job is small enough to start, and in which every free range
   already carves from its low end, cannot change anything whatever the reservation;
+- the head's reservation is kept from pass to pass while the jobs that start and end leave
+  alone the machines it depends on (see `_reserve`): it rarely changes while a head waits;
+- the free ranges holding the reservation's ends are split for the pass (as pybatsim does)
+  only once a job's first-fit search reaches them;
 - a pass against a free list identical to the previous pass's (same version, same head job)
-  reuses the head's reservation and skips queued jobs already known not to fit.
+  skips queued jobs already known not to fit;
+- few objects are allocated per call (reused lists, masks instead of tuples), which also
+  keeps Python's garbage collections, paid by whoever allocates, mostly out of `exchange`.
 `EasyBackfill(shortcuts=False)` turns all of this off (plain pybatsim-like passes), to cross-check
 the shortcuts in tests.
 """
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Sequence
-from functools import reduce
-from itertools import accumulate
-from operator import or_
 
 from batsim_py.decision.decisions import Decision, ExecuteJob, RejectJob, Reply
 from batsim_py.decision.events import Event, JobCompleted, JobSubmitted, SimulationBegins
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.schedulers.freespace import INF, FreeList, Space
+from batsim_py.schedulers.freespace import INF, FreeList
 
 
 class _Job:
-    __slots__ = ("id", "req", "wall", "alloc", "mask", "end")
+    __slots__ = ("id", "req", "wall", "lo", "hi", "mask", "end")
 
     def __init__(self, job_id: str, req: int, wall: float) -> None:
         self.id = job_id
         self.req = req
         self.wall = wall
-        self.alloc: tuple[int, int] = (0, 0)
-        self.mask = 0  # bit i set iff machine i is allocated to the job
+        self.lo = self.hi = 0  # allocated machines: lo..hi
+        self.mask = 0  # the same as bits: bit i set iff machine i is allocated to the job
         self.end = 0.0  # estimated end: start + walltime
 
 
-# `_SizeIndex.find` patterns, one per threshold byte: "any byte <= threshold".
-_AT_MOST = [re.compile(rb"[\x00-\x%02x]" % t) for t in range(256)]
+# `_SizeIndex` tables, one per threshold byte t: bytes <= t become 1, the others 0.
+_AT_MOST = [bytes(1 if code <= t else 0 for code in range(256)) for t in range(256)]
 
 
 class _SizeIndex:
     """The sizes of the waiting queue's jobs, one byte each in queue order, so that the next job
-    small enough for some free range is found by a regex scan in C: in a long queue almost every
-    job is larger than every free range, and testing them one by one in Python dominated.
+    small enough for some free range is found in C (`find`): in a long queue almost every job is
+    larger than every free range, and testing them one by one in Python dominated.
 
     A byte holds `min(255, size // unit)` with `unit` chosen so that the platform's largest size
     fits; this is monotonic in the size, so a job whose byte exceeds the byte of `reach` is
-    surely larger than `reach` (the converse is checked by the caller on the real size)."""
+    surely larger than `reach` (the converse is checked by the caller on the real size).
+    (`bytes.translate` + `find` beats a regex scan and allocates nothing the GC tracks.)"""
 
-    __slots__ = ("codes", "unit")
+    __slots__ = ("codes", "unit", "at_most")
 
     def __init__(self, nb_machines: int = 0) -> None:
         self.codes = bytearray()
         self.unit = max(1, -(-nb_machines // 255))
+        self.at_most = [_AT_MOST[self.code(reach)] for reach in range(max(0, nb_machines) + 1)]
 
     def code(self, size: int) -> int:
         return min(255, max(0, size) // self.unit)
 
     def find(self, start: int, reach: int) -> int:
         """Index of the first job at or after `start` that may be no larger than `reach`, or -1."""
-        if reach < 0:
-            return -1
-        found = _AT_MOST[self.code(reach)].search(self.codes, start)
-        return -1 if found is None else found.start()
+        return self.codes.translate(self.at_most[reach]).find(1, start)
 
 
 class EasyBackfill(DecisionProcess):
@@ -88,47 +89,67 @@ class EasyBackfill(DecisionProcess):
         self._shortcuts = shortcuts  # False only to cross-check the shortcuts in tests
         self._free = FreeList()
         self._free_mask = 0  # bit i set iff machine i is in a free range
+        self._all_mask = 0  # every machine
         # The masks describe the machines exactly only while allocations never overlap and free
         # ranges never touch; `_start` checks the first (the second follows) and, should it ever
-        # fail, `_reservation` falls back to releasing jobs into a copy of the free list.
+        # fail, `_reserve` falls back to releasing jobs into a copy of the free list.
         self._masks_exact = True
         self._nb_compute = 0
         self._waiting: list[_Job] = []
         self._sizes = _SizeIndex()  # sizes of `_waiting`, same order
         self._running: list[_Job] = []  # sorted by estimated end, ties in insertion order
-        self._running_ends: list[float] = []
-        self._running_masks: list[int] = []  # the jobs' masks and sizes, same order
+        self._running_ends: list[float] = []  # the same jobs' ends, masks and sizes
+        self._running_masks: list[int] = []
         self._running_sizes: list[int] = []
         self._jobs: dict[str, _Job] = {}
-        # Memo of the last backfilling pass that changed nothing (see module docstring).
+        self._out: list[Decision] = []
+        # `_survey` of the free list as of version `_surveyed` (most passes follow a submission
+        # that changed nothing, so the survey of the previous pass still holds).
+        self._surveyed = -1
+        self._widest = 0  # size of the largest free range
+        self._high_first = False  # whether some free range may carve from its high end
+        # The last backfilling pass that changed nothing (see module docstring): free list
+        # version, head job, number of queued jobs behind the head known not to fit.
         self._memo_version = -1
         self._memo_head: _Job | None = None
-        self._memo_reservation: tuple[tuple[int, int], float] | None = None  # None: not computed
-        self._memo_checked = 0  # queue jobs behind the head known not to fit
+        self._memo_checked = 0
+        # The reservation of `_held_head` (None: nothing held) and what keeps it valid (see
+        # `_reserve`): the job whose release lets the head start, the free machines just
+        # before that release, and the run of machines the head fits in, widened by one machine
+        # on each side.
+        self._held_head: _Job | None = None
+        self._held_a = self._held_b = 0  # the reservation: machines a..b from `_held_start`
+        self._held_start = 0.0
+        self._held_job: _Job | None = None
+        self._held_before = 0
+        self._held_near = 0
+        self._held_exact = False  # whether the head fills the run exactly (no side involved)
 
     # ------------------------------------------------------------------ protocol side
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
-        out: list[Decision] = []
-        for event in events:
+        out = self._out  # reused: fewer allocations, fewer garbage collections in here
+        out.clear()
+        for i in range(len(events)):  # (no iterator object: see `out`)
+            event = events[i]
             if isinstance(event, JobSubmitted):
                 self._on_submitted(event, now, out)
             elif isinstance(event, JobCompleted):
                 self._on_completed(event, now, out)
             elif isinstance(event, SimulationBegins):
                 self._free = FreeList(event.nb_resources)
-                self._free_mask = (1 << max(0, event.nb_resources)) - 1
+                self._free_mask = self._all_mask = (1 << max(0, event.nb_resources)) - 1
                 self._sizes = _SizeIndex(event.nb_resources)
                 self._nb_compute = event.nb_compute_resources
+                self._held_head = None
         return Reply(now=now, decisions=tuple(out))
 
     def _on_submitted(self, event: JobSubmitted, now: float, out: list[Decision]) -> None:
         job = event.job
-        wall = job.description.get("walltime", -1)
         if job.res > self._nb_compute:
             out.append(RejectJob(timestamp=now, job_id=job.id))
             return
-        record = _Job(job.id, job.res, wall)
+        record = _Job(job.id, job.res, job.description.get("walltime", -1))
         self._jobs[job.id] = record
         self._waiting.append(record)
         self._sizes.codes.append(self._sizes.code(record.req))
@@ -138,8 +159,16 @@ class EasyBackfill(DecisionProcess):
         job = self._jobs.pop(event.job_id, None)
         if job is None:
             return
-        self._free.give_back(*job.alloc)
+        free = self._free
+        surveyed = self._surveyed == free.version
+        space = free.give_back(job.lo, job.hi)
+        if surveyed:  # a merge only grows ranges (and `_high_first` may stay True by excess)
+            self._surveyed = free.version
+            self._widest = max(self._widest, space.hi - space.lo + 1)
+            self._high_first = self._high_first or not space.low_first
         self._free_mask |= job.mask
+        if self._held_head is not None:
+            self._keep_held_after_end(job)
         i = bisect_right(self._running_ends, job.end) - 1
         while self._running[i] is not job:
             i -= 1
@@ -151,124 +180,126 @@ class EasyBackfill(DecisionProcess):
 
     # ------------------------------------------------------------------ the pass
 
-    def _start(self, job: _Job, alloc: tuple[int, int], now: float) -> None:
-        job.alloc = alloc
-        job.mask = mask = ((1 << (alloc[1] - alloc[0] + 1)) - 1) << alloc[0]
+    def _start(self, job: _Job, lo: int, now: float, out: list[Decision]) -> None:
+        """Run `job` on machines `lo`.. from `now` (they were just taken from the free list)."""
+        job.lo = lo
+        job.hi = hi = lo + job.req - 1
+        job.mask = mask = ((1 << (hi - lo + 1)) - 1) << lo
         if mask & ~self._free_mask:
             self._masks_exact = False
+            self._held_head = None
         self._free_mask &= ~mask
-        job.end = job.wall + now
-        i = bisect_right(self._running_ends, job.end)
+        job.end = end = job.wall + now
+        if self._held_head is not None:
+            if end >= self._held_job.end:  # type: ignore[union-attr]
+                if mask & self._held_near:
+                    self._held_head = None
+                else:
+                    self._held_before &= ~mask  # released after the job the head waits for
+            elif mask & self._held_near and not self._held_exact:
+                self._held_head = None
+        i = bisect_right(self._running_ends, end)
         self._running.insert(i, job)
-        self._running_ends.insert(i, job.end)
+        self._running_ends.insert(i, end)
         self._running_masks.insert(i, mask)
-        self._running_sizes.insert(i, alloc[1] - alloc[0] + 1)
+        self._running_sizes.insert(i, hi - lo + 1)
+        out.append(ExecuteJob(now, job.id, tuple(range(lo, hi + 1))))
+
+    def _survey(self) -> None:
+        """Refresh `_widest` and `_high_first` if the free list changed since they were taken
+        (most passes follow a submission that changed nothing)."""
+        free = self._free
+        if self._surveyed != free.version:
+            self._surveyed = free.version
+            widest = 0
+            high_first = False
+            space = free.first
+            while space is not None:
+                if space.hi - space.lo >= widest:
+                    widest = space.hi - space.lo + 1
+                if not space.low_first:
+                    high_first = True
+                space = space.next
+            self._widest = widest
+            self._high_first = high_first
 
     def _schedule(self, now: float, out: list[Decision]) -> None:
-        started: list[_Job] = []
         waiting = self._waiting
         free = self._free
-        widest, high_first = _survey(free)
-        n_head = 0
-        while n_head < len(waiting):
-            job = waiting[n_head]
-            space = _first_fit(free, job.req) if job.req <= widest else None
-            if space is None:
-                break
-            self._start(job, free.take(space, job.req), now)
-            started.append(job)
-            n_head += 1
-            widest, high_first = _survey(free)
-        if n_head:
-            del waiting[:n_head]
-            del self._sizes.codes[:n_head]
+        self._survey()
+        while waiting and waiting[0].req <= self._widest and free.first is not None:
+            job = waiting[0]
+            space = free.first
+            while job.req > space.hi - space.lo + 1:  # type: ignore[union-attr]
+                space = space.next  # type: ignore[union-attr]
+            self._start(job, free.take(space, job.req), now, out)  # type: ignore[arg-type]
+            del waiting[0]
+            del self._sizes.codes[0]
+            self._survey()
         if len(waiting) > 1:
             if self._shortcuts:
-                started += self._backfill(now, widest, high_first)
+                self._backfill(now, out)
             else:
-                started += self._backfill_plain(now)
-        for job in started:
-            lo, hi = job.alloc
-            out.append(ExecuteJob(timestamp=now, job_id=job.id, alloc=tuple(range(lo, hi + 1))))
+                self._backfill_plain(now, out)
 
-    def _backfill(self, now: float, widest: int, high_first: bool) -> list[_Job]:
-        """The backfilling pass with the shortcuts of the module docstring; `widest` is the size
-        of the largest free range, `high_first` whether some free range carves from its high end.
-        """
+    def _backfill(self, now: float, out: list[Decision]) -> None:
+        """The backfilling pass with the shortcuts of the module docstring."""
         free = self._free
         queue = self._waiting
         sizes = self._sizes
         head = queue[0]
         version = free.version
         if version == self._memo_version and head is self._memo_head:
-            reservation = self._memo_reservation
-            skip = self._memo_checked
+            pos = sizes.find(1 + self._memo_checked, self._widest)
         else:
-            reservation = None
-            skip = 0
-        pos = sizes.find(1 + skip, widest)
-        if pos < 0:
-            # No queued job is small enough for any free range: the pass starts nothing and can
-            # only turn the ranges holding the reservation's ends to carve from their low end.
-            if high_first:
-                if reservation is None:
-                    reservation = self._reservation(head)
-                (a, b), _ = reservation
-                changed = False
-                for space in free:
-                    if not space.low_first and (space.lo <= a <= space.hi
-                                                or space.lo <= b <= space.hi):
-                        space.low_first = True
-                        changed = True
-                if changed:
-                    free.version += 1
-                    return []
-            self._remember(version, head, reservation, len(queue) - 1)
-            return []
+            pos = sizes.find(1, self._widest)
+        if pos < 0 and not self._high_first:
+            # No queued job is small enough for any free range, and no side can change.
+            self._memo_version, self._memo_head, self._memo_checked = version, head, len(queue) - 1
+            return
 
-        if reservation is None:
-            reservation = self._reservation(head)
-        (a, b), start = reservation
-        touched = self._split_for_reservation(a, b, start - now)
-        chosen: list[_Job] = []
-        chosen_at: list[int] = []
-        reach = widest  # the split adds only ranges inside existing ones
+        self._reserve(head)
+        a, b, start = self._held_a, self._held_b, self._held_start
+        # pybatsim splits the free ranges holding the reservation's ends `a` and `b` for the pass
+        # (`_split_for_reservation`). Ranges before them in list order are left alone by the
+        # split, so it is done only once a job's first-fit search reaches one of them.
+        touched: list[tuple] | None = None
+        started = False
+        reach = self._widest  # every range is no larger (the split adds only sub-ranges)
         while pos >= 0:
             job = queue[pos]
             req = job.req
             if req <= reach:
                 wall = job.wall
-                for space in free:
+                space = free.first
+                while space is not None:
+                    if touched is None and (space.lo <= a <= space.hi or space.lo <= b <= space.hi):
+                        touched = self._split_for_reservation(a, b, start - now)
                     if req <= space.hi - space.lo + 1 and wall <= space.length:
-                        self._start(job, free.take(space, req), now)
-                        chosen.append(job)
-                        chosen_at.append(pos)
-                        reach = _survey(free)[0]
+                        self._start(job, free.take(space, req), now, out)
+                        started = True
+                        reach = _widest(free)
+                        del queue[pos]
+                        del sizes.codes[pos]
+                        pos -= 1  # the next job moved to `pos`
                         break
+                    space = space.next
             pos = sizes.find(pos + 1, reach)
-        sides_changed = self._unsplit(touched)
-        if chosen:
-            codes = sizes.codes
-            for idx in reversed(chosen_at):
-                del queue[idx]
-                del codes[idx]
-        elif not sides_changed:
+        if touched is not None:
+            sides_changed = self._unsplit(touched)
+        else:  # what the split and its undoing would have left: both ends carve from low
+            sides_changed = self._high_first and _carve_low_at(free, a, b)
+        if sides_changed:
+            if not self._held_exact:
+                self._held_head = None  # the reservation depends on these sides
+            free.version = max(free.version, version + 1)  # a later pass must not reuse this one
+        elif not started:
             # The list is exactly as before the pass and every queued job failed against it:
             # the next pass against this same list only needs to look at new jobs.
             free.version = version
-            self._remember(version, head, reservation, len(queue) - 1)
-        else:
-            free.version = version + 1  # sides changed: a later pass must not reuse this one
-        return chosen
+            self._memo_version, self._memo_head, self._memo_checked = version, head, len(queue) - 1
 
-    def _remember(self, version: int, head: _Job,
-                  reservation: tuple[tuple[int, int], float] | None, checked: int) -> None:
-        self._memo_version = version
-        self._memo_head = head
-        self._memo_reservation = reservation
-        self._memo_checked = checked
-
-    def _backfill_plain(self, now: float) -> list[_Job]:
+    def _backfill_plain(self, now: float, out: list[Decision]) -> None:
         """The backfilling pass without shortcuts: every queued job against every free range."""
         free = self._free
         queue = self._waiting
@@ -279,15 +310,13 @@ class EasyBackfill(DecisionProcess):
             job = queue[idx]
             for space in free:
                 if job.req <= space.hi - space.lo + 1 and job.wall <= space.length:
-                    self._start(job, free.take(space, job.req), now)
+                    self._start(job, free.take(space, job.req), now, out)
                     chosen_at.append(idx)
                     break
         self._unsplit(touched)
-        chosen = [queue[idx] for idx in chosen_at]
         for idx in reversed(chosen_at):
             del queue[idx]
             del self._sizes.codes[idx]
-        return chosen
 
     # ------------------------------------------------------------------ the reservation
 
@@ -296,67 +325,124 @@ class EasyBackfill(DecisionProcess):
         found as pybatsim does: releasing them in order into a copy of the free list."""
         trial = self._free.clone()
         for job in self._running:
-            space = trial.give_back(*job.alloc)
+            space = trial.give_back(job.lo, job.hi)
             if head.req <= space.size:
-                return trial.take(space, head.req), job.end
+                first = trial.take(space, head.req)
+                return (first, first + head.req - 1), job.end
         raise AssertionError(f"job {head.id} can never fit on the platform")
 
-    def _reservation(self, head: _Job) -> tuple[tuple[int, int], float]:
-        """Same result as `_reservation_by_release`, computed on bit masks without copying.
+    def _reserve(self, head: _Job) -> None:
+        """Set `_held_a`, `_held_b`, `_held_start` to the head's reservation, the same as
+        `_reservation_by_release` finds but computed on bit masks without copying.
 
         Machines are either free or held by exactly one running job, and free ranges are the
         maximal runs of free machines. Releasing jobs in order, the head (which fits no free range
         now) first fits when the run of free machines around the job just released reaches its
         size; a cheap count of free machines skips the releases before that can happen. The head
         is then carved from that run on the side the release left it (`_side_after_release`).
+
+        The result is held for later passes. It depends only on the free machines just before the
+        awaited job's release (`_held_before`: no run there is long enough, and with that job
+        they make the run), and on what happens inside the run: releases, free ranges and their
+        sides. So it stays valid while the jobs that start or end keep off the run and the
+        machine on either side of it (`_held_near`), a job ending before its estimate after the
+        awaited one (so its machines join `_held_before`) does not make a run long enough there
+        (`_keep_held_after_end`), and no side changes (`_backfill`). When the head fills the run
+        exactly, sides do not matter, nor do jobs inside the run that are released before the
+        awaited one (they leave `_held_before` as it is) (`_start`, `_keep_held_after_end`).
         """
+        if head is self._held_head:
+            return
         req = head.req
         if not self._masks_exact or req <= 0:
-            return self._reservation_by_release(head)
-        # counts[t]: free machines once the first t running jobs are released
-        counts = list(accumulate(self._running_sizes, initial=self._free_mask.bit_count()))
-        first = max(0, bisect_left(counts, req) - 1)  # the first release that may be enough
-        masks = self._running_masks
-        state = reduce(or_, masks[:first], self._free_mask)
+            (self._held_a, self._held_b), self._held_start = self._reservation_by_release(head)
+            return
+        # The head cannot fit before the free machines number `req`: skip the releases before
+        # the first job whose release leaves at most `nb - req` machines busy. Usually the head
+        # waits for the last job (counting from the end finds it at once).
         running = self._running
+        masks = self._running_masks
+        sizes = self._running_sizes
+        may_stay_busy = self._all_mask.bit_count() - req
+        first = len(running) - 1
+        kept = 0
+        kept_mask = 0  # the jobs after `first`
+        while first > 0 and kept + sizes[first] <= may_stay_busy:
+            kept += sizes[first]
+            kept_mask |= masks[first]
+            first -= 1
+        if first < 0:
+            raise AssertionError(f"job {head.id} can never fit on the platform")
+        state = self._all_mask ^ (kept_mask | masks[first])  # free before `first` is released
         for t in range(first, len(running)):
             job = running[t]
             state |= masks[t]
-            lo, hi = job.alloc
+            lo, hi = job.lo, job.hi
             busy = ~state
             above = busy >> (hi + 1)  # the lowest set bit: the first busy machine above the job
             run_hi = hi + (above & -above).bit_length() - 1
             run_lo = (busy & ((1 << lo) - 1)).bit_length()
             if run_hi - run_lo + 1 >= req:
-                if self._side_after_release(t, state ^ masks[t]):
-                    return (run_lo, run_lo + req - 1), job.end
-                return (run_hi - req + 1, run_hi), job.end
+                before = state ^ masks[t]
+                # (an exact fit, the usual case, needs no side)
+                self._held_exact = run_hi - run_lo + 1 == req
+                if self._held_exact or self._side_after_release(t, before):
+                    self._held_a = run_lo
+                else:
+                    self._held_a = run_hi - req + 1
+                self._held_b = self._held_a + req - 1
+                self._held_start = job.end
+                self._held_head, self._held_job, self._held_before = head, job, before
+                self._held_near = ((1 << (run_hi + 2)) - 1) ^ ((1 << max(0, run_lo - 1)) - 1)
+                return
         raise AssertionError(f"job {head.id} can never fit on the platform")
+
+    def _keep_held_after_end(self, job: _Job) -> None:
+        """Keep or drop the held reservation now that `job` ended (see `_reserve`)."""
+        mask = job.mask
+        if mask & self._held_before:  # it was released before the job the head waits for
+            if mask & self._held_near and not self._held_exact:
+                self._held_head = None
+        elif mask & self._held_near:
+            self._held_head = None
+        else:  # it was released after the job the head waits for, away from the run
+            before = self._held_before | mask
+            busy = ~before
+            above = busy >> (job.hi + 1)
+            run_hi = job.hi + (above & -above).bit_length() - 1
+            run_lo = (busy & ((1 << job.lo) - 1)).bit_length()
+            if run_hi - run_lo + 1 >= self._held_head.req:  # type: ignore[union-attr]
+                self._held_head = None  # the head may now start earlier
+            else:
+                self._held_before = before
 
     def _side_after_release(self, t: int, before: int) -> bool:
         """`low_first` of the range that releasing `running[t]` into the free machines `before`
-        yields, by `FreeList.give_back`'s rules: merged with both neighbours it keeps the left
-        one's side, merged on the left only it carves from its high end, else from its low end.
-        """
-        lo, hi = self._running[t].alloc
-        left = lo > 0 and (before >> (lo - 1)) & 1
-        if not left:
-            return True
-        if not (before >> (hi + 1)) & 1:
-            return False
-        return self._side_of_run_ending(lo - 1, before, t)
-
-    def _side_of_run_ending(self, end: int, state: int, t: int) -> bool:
-        """`low_first` of the run of free machines ending at `end` once the first `t` running
-        jobs are released into the free machines (`state`): the side left by the last release
-        inside the run, or the side of the free range it is if no release touched it."""
-        start = (~state & ((1 << end) - 1)).bit_length()
+        yields, by `FreeList.give_back`'s rules: merged on the left only it carves from its high
+        end; merged on both sides it keeps the side of the range on its left, which is the side
+        left by the last release inside that range (or the side of the free range it is, if no
+        release touched it); otherwise it carves from its low end."""
         running = self._running
-        before = state
-        for j in range(t - 1, -1, -1):
-            before ^= running[j].mask  # now the free machines before `running[j]` is released
-            if start <= running[j].alloc[0] <= end:  # a released job lies wholly in one run
-                return self._side_after_release(j, before)
+        masks = self._running_masks
+        while True:
+            job = running[t]
+            lo, hi = job.lo, job.hi
+            if not (lo > 0 and (before >> (lo - 1)) & 1):
+                return True
+            if not (before >> (hi + 1)) & 1:
+                return False
+            start = (~before & ((1 << (lo - 1)) - 1)).bit_length()  # of the range on the left
+            for j in range(t - 1, -1, -1):
+                before ^= masks[j]  # now the free machines before `running[j]` is released
+                if start <= running[j].lo < lo:  # a released job lies wholly in one range
+                    t = j
+                    break
+            else:
+                return self._side_of_free_range(start)
+
+    def _side_of_free_range(self, start: int) -> bool:
+        if not self._high_first:  # surveyed at this version in `_schedule`
+            return True  # every free range carves from its low end
         for space in self._free:
             if space.lo == start:
                 return space.low_first
@@ -418,21 +504,25 @@ class EasyBackfill(DecisionProcess):
         return changed
 
 
-def _survey(free: FreeList) -> tuple[int, bool]:
-    """Size of the largest free range, and whether some free range carves from its high end."""
+def _carve_low_at(free: FreeList, a: int, b: int) -> bool:
+    """Make the free ranges holding machine `a` or `b` carve from their low end; True if one
+    did not."""
+    changed = False
+    space = free.first
+    while space is not None and space.lo <= b:
+        if not space.low_first and (space.lo <= a <= space.hi or b <= space.hi):
+            space.low_first = True
+            changed = True
+        space = space.next
+    return changed
+
+
+def _widest(free: FreeList) -> int:
+    """Size of the largest free range."""
     widest = 0
-    high_first = False
-    for space in free:
-        size = space.hi - space.lo + 1
-        if size > widest:
-            widest = size
-        if not space.low_first:
-            high_first = True
-    return widest, high_first
-
-
-def _first_fit(free: FreeList, req: int) -> Space | None:
-    for space in free:
-        if req <= space.hi - space.lo + 1:
-            return space
-    return None
+    space = free.first
+    while space is not None:
+        if space.hi - space.lo >= widest:
+            widest = space.hi - space.lo + 1
+        space = space.next
+    return widest

@@ -76,27 +76,28 @@ class FreeList:
         self.version += 1
         return new
 
-    def take(self, space: Space, n: int) -> tuple[int, int]:
-        """Carve `n` machines from `space` on its preferred side; keep a linked partner in step."""
+    def take(self, space: Space, n: int) -> int:
+        """Carve `n` machines from `space` on its preferred side; keep a linked partner in step.
+        Returns the first machine taken (the job gets it and the `n - 1` after it)."""
         self.version += 1
         partner = space.partner
         if space.low_first:
-            alloc = (space.lo, space.lo + n - 1)
+            first = space.lo
             space.lo += n
             if space.hi < space.lo:
                 self.unlink(space)
-            if partner is not None and partner.lo <= alloc[1]:
-                partner.lo = alloc[1] + 1
+            if partner is not None and partner.lo < first + n:
+                partner.lo = first + n
         else:
-            alloc = (space.hi - n + 1, space.hi)
+            first = space.hi - n + 1
             space.hi -= n
             if space.hi < space.lo:
                 self.unlink(space)
-            if partner is not None and partner.hi >= alloc[0]:
-                partner.hi = alloc[0] - 1
+            if partner is not None and partner.hi >= first:
+                partner.hi = first - 1
         if partner is not None and not partner.gone and partner.hi < partner.lo:
             self.unlink(partner)
-        return alloc
+        return first
 
     def give_back(self, lo: int, hi: int) -> Space:
         """Return the range of a finished job; merge it with adjacent spaces. Returns its space.

@@ -5,23 +5,29 @@ Batsim's quirks are kept on purpose (§7.2-7.3): the counters start with every c
 idle (storage machines are not counted but do move between columns); a job start sets each of
 its machines to computing even when it already was; time spent in a state is only accumulated
 when a machine changes state, so the last interval is never counted. Batsim accumulates those
-times in long double; we keep every interval's two ends and add them exactly at the end
-(`math.fsum`), which gives the same printed digits.
+times per machine in long double, then adds the machines up. We keep that precision two ways:
+small allocations record each interval's two ends in Python lists, added exactly at the end
+(`math.fsum`); large contiguous allocations update numpy long double sums a whole block at a
+time, so jobs on a thousand machines stay cheap.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from batsim_py.output import machine_states_csv
 
 SLEEPING, SWITCHING_ON, SWITCHING_OFF, IDLE, COMPUTING, UNAVAILABLE = range(6)
 NAMES = ("sleeping", "switching_on", "switching_off", "idle", "computing", "unavailable")
+LD = np.longdouble
+SMALL = 8  # allocations up to this size are updated machine by machine
 
 
 class MachineStates:
-    __slots__ = ("state", "last_change", "nb_jobs", "counts", "_ends", "_starts", "rows",
-                 "tracing")
+    __slots__ = ("state", "last_change", "nb_jobs", "counts", "_time", "_ends", "_starts",
+                 "rows", "tracing")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
         self.state = [IDLE] * nb_machines
@@ -29,7 +35,8 @@ class MachineStates:
         self.nb_jobs = [0] * nb_machines
         self.counts = [0] * 6
         self.counts[IDLE] = nb_compute
-        self._ends: list[list[float]] = [[] for _ in NAMES]
+        self._time = np.zeros((len(NAMES), nb_machines), dtype=LD)  # block path sums
+        self._ends: list[list[float]] = [[] for _ in NAMES]  # machine-by-machine path
         self._starts: list[list[float]] = [[] for _ in NAMES]
         self.rows: list[str] = []
         self.tracing = tracing
@@ -44,19 +51,10 @@ class MachineStates:
         self.counts[new] += 1
 
     def job_starts(self, alloc: tuple[int, ...], now: float) -> None:
-        lo = alloc[0]
-        hi = alloc[-1] + 1
         n = len(alloc)
-        state = self.state
-        if hi - lo == n and state[lo:hi].count(IDLE) == n:
-            # A contiguous block of idle machines (the usual case): update it as slices.
-            self._ends[IDLE].extend([now] * n)
-            self._starts[IDLE].extend(self.last_change[lo:hi])
-            self.last_change[lo:hi] = [now] * n
-            state[lo:hi] = [COMPUTING] * n
-            self.nb_jobs[lo:hi] = [1] * n
-            self.counts[IDLE] -= n
-            self.counts[COMPUTING] += n
+        lo, hi = alloc[0], alloc[-1] + 1
+        if n > SMALL and hi - lo == n and self.state[lo:hi].count(IDLE) == n:
+            self._block(lo, hi, IDLE, COMPUTING, now, 1)
         else:
             nb_jobs = self.nb_jobs
             for m in alloc:
@@ -65,19 +63,12 @@ class MachineStates:
         self.write_row(now)
 
     def job_ends(self, alloc: tuple[int, ...], now: float) -> None:
-        lo = alloc[0]
-        hi = alloc[-1] + 1
         n = len(alloc)
+        lo, hi = alloc[0], alloc[-1] + 1
         nb_jobs = self.nb_jobs
-        contiguous = hi - lo == n
-        if contiguous and nb_jobs[lo:hi].count(1) == n and self.state[lo:hi].count(COMPUTING) == n:
-            self._ends[COMPUTING].extend([now] * n)
-            self._starts[COMPUTING].extend(self.last_change[lo:hi])
-            self.last_change[lo:hi] = [now] * n
-            self.state[lo:hi] = [IDLE] * n
-            nb_jobs[lo:hi] = [0] * n
-            self.counts[COMPUTING] -= n
-            self.counts[IDLE] += n
+        if (n > SMALL and hi - lo == n and nb_jobs[lo:hi].count(1) == n
+                and self.state[lo:hi].count(COMPUTING) == n):
+            self._block(lo, hi, COMPUTING, IDLE, now, 0)
         else:
             state = self.state
             for m in alloc:
@@ -85,6 +76,17 @@ class MachineStates:
                 if nb_jobs[m] == 0 and state[m] != UNAVAILABLE:
                     self.set(m, IDLE, now)
         self.write_row(now)
+
+    def _block(self, lo: int, hi: int, old: int, new: int, now: float, jobs: int) -> None:
+        """Machines lo..hi-1, all in state `old`, go to `new` at once (long double sums)."""
+        n = hi - lo
+        starts = np.array(self.last_change[lo:hi], dtype=np.float64).astype(LD)
+        self._time[old, lo:hi] += LD(now) - starts
+        self.last_change[lo:hi] = [now] * n
+        self.state[lo:hi] = [new] * n
+        self.nb_jobs[lo:hi] = [jobs] * n
+        self.counts[old] -= n
+        self.counts[new] += n
 
     def write_row(self, now: float) -> None:
         if self.tracing:
@@ -96,8 +98,11 @@ class MachineStates:
             )
 
     def time_in(self) -> dict[str, float]:
-        """Seconds spent in each state, summed exactly over machines and closed intervals."""
-        return {
-            name: math.fsum(self._ends[i] + [-t for t in self._starts[i]])
-            for i, name in enumerate(NAMES)
-        }
+        """Seconds spent in each state over all machines (closed intervals only)."""
+        out = {}
+        for i, name in enumerate(NAMES):
+            row = self._time[i]
+            blocks = np.add.accumulate(row)[-1] if len(row) else LD(0)
+            singles = math.fsum(self._ends[i] + [-t for t in self._starts[i]])
+            out[name] = float(blocks + LD(singles))
+        return out

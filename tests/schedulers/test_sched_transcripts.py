@@ -11,7 +11,7 @@ import time
 import pytest
 from sched_transcripts import cases, messages, require, scheduler_of
 
-from batsim_py.protocol.codec import decode_batsim_message, decode_reply
+from batsim_py.protocol.codec import decode_batsim_message, decode_reply, encode_reply
 from batsim_py.schedulers import get_scheduler
 
 PYBATSIM_NAMES = {"schedFcfs": "fcfs", "easyBackfill": "easy", "schedEasySjfBackfill": "easy_sjf",
@@ -59,6 +59,8 @@ def test_replies_match_pybatsim(case: str | None, name: str | None) -> None:
         got = sched.exchange(now, events)
         spent += time.perf_counter() - t0
         want = decode_reply(text)
+        # Compare what Batsim reads: our reply printed as pybatsim prints it, read back.
+        got = decode_reply(encode_reply(got))
         assert got == want, f"{case}: reply {k} (to the Batsim message at now={now}) differs"
         pending = None
         k += 1

@@ -80,7 +80,7 @@ def _random_workload(seed: int, n: int, nb: int) -> list:
 def test_easy_shortcuts_do_not_change_decisions(seed: int) -> None:
     jobs = _random_workload(seed, 400, 16)
     fast = run(EasyBackfill(), 16, jobs)
-    slow = run(EasyBackfill(memo=False), 16, jobs)
+    slow = run(EasyBackfill(shortcuts=False), 16, jobs)
     assert fast == slow
 
 
@@ -92,12 +92,59 @@ def test_every_job_ends_up_started_or_rejected(name: str) -> None:
     assert sorted(decided) == sorted(j.id for j, _ in jobs)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_easy_vectorised_selection_matches_plain_loop(seed: int, monkeypatch) -> None:
-    import batsim_py.schedulers.easy as easy
+def _mixed_workload(seed: int, n: int, nb: int) -> list:
+    """Bursty arrivals, many whole-platform jobs (the head then waits for every running job)
+    and walltimes often far from the real duration: long queues, reservations that hold for
+    many passes, jobs ending before and after the job the head waits for."""
+    rng = random.Random(seed)
+    jobs, t = [], 0.0
+    for i in range(n):
+        t += rng.choice([0, 0, 0, 1, 3])
+        res = rng.choice([1, 1, 2, 3, nb // 3, nb // 2, nb - 1, nb, nb, rng.randint(1, nb)])
+        delay = rng.choice([1, 3, 7, 20, 50, 100])
+        wall = rng.choice([delay, delay * 2, delay + 5, 60, rng.randint(1, 200)])
+        jobs.append(make_job(i, t, res, wall, delay))
+    return jobs
 
-    jobs = _random_workload(100 + seed, 500, 16)
-    plain = run(EasyBackfill(memo=False), 16, jobs)
-    monkeypatch.setattr(easy, "_VECTOR_FROM", 0)
-    vector = run(EasyBackfill(), 16, jobs)
-    assert vector == plain
+
+@pytest.mark.parametrize("nb", [5, 16, 64, 300])  # 300: sizes no longer fit one byte each
+@pytest.mark.parametrize("seed", range(6))
+def test_easy_shortcuts_on_mixed_workloads(seed: int, nb: int) -> None:
+    jobs = _mixed_workload(1000 * nb + seed, 400, nb)
+    assert run(EasyBackfill(), nb, jobs) == run(EasyBackfill(shortcuts=False), nb, jobs)
+
+
+class _CheckedReservations(EasyBackfill):
+    """Checks every reservation made from bit masks (possibly held from an earlier pass)
+    against the one found by releasing running jobs into a copy of the free list."""
+
+    checked = 0
+
+    def _reserve(self, head):  # type: ignore[no-untyped-def]
+        super()._reserve(head)
+        fast = (self._held_a, self._held_b), self._held_start
+        assert fast == self._reservation_by_release(head)
+        _CheckedReservations.checked += 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_easy_mask_reservations_match_release_order(seed: int) -> None:
+    before = _CheckedReservations.checked
+    nb = [16, 32, 128][seed % 3]
+    jobs = _mixed_workload(seed, 400, nb)
+    assert run(_CheckedReservations(), nb, jobs) == run(EasyBackfill(shortcuts=False), nb, jobs)
+    assert _CheckedReservations.checked - before > 100
+
+
+def test_easy_reservation_moves_earlier_when_a_later_job_ends_early() -> None:
+    """At 1 the head (4 machines) is reserved on 7-10 from 20, when job 5 ends. Job 3, estimated
+    to end after job 5, ends at 5 on machines 3-4, away from that reservation: with machines
+    1-2 released at 10 the head now fits earlier there, so the reservation held since 1 must go,
+    and at 6 a job too long for the new window (until 10 on machines 3-4) has to wait."""
+    jobs = [make_job(1, 0, 1, 1000, 0.5), make_job(2, 0, 2, 10, 10), make_job(3, 0, 2, 100, 5),
+            make_job(4, 0, 2, 200, 200), make_job(5, 0, 4, 20, 20), make_job(6, 1, 4, 10, 10),
+            make_job(7, 1, 1, 1000, 1000), make_job(8, 6, 1, 8, 8)]
+    trace = run(EasyBackfill(), 11, jobs)
+    assert trace == run(EasyBackfill(shortcuts=False), 11, jobs)
+    started_at = {d.job_id: r.now for r in trace for d in r.decisions}
+    assert started_at["w0!7"] == 1 and started_at["w0!8"] > 6
