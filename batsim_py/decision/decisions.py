@@ -6,7 +6,7 @@ the scheduler's `now` (a `now` above the request's means the scheduler took that
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -15,7 +15,7 @@ from typing import Any, Union
 class ExecuteJob:
     timestamp: float
     job_id: str
-    alloc: tuple[int, ...]  # sorted unique machine ids
+    alloc: Sequence[int]  # sorted unique machine ids (a tuple, or a range when contiguous)
     mapping: tuple[int, ...] | None = None  # executor i -> index into alloc
     storage_mapping: Mapping[str, int] | None = None
 

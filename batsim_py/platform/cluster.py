@@ -35,6 +35,9 @@ class ClusterArgs:
     properties: dict[str, str] = field(default_factory=dict)
 
 
+MAX_CLUSTER_HOSTS = 1_000_000  # beyond that, building the hosts would exhaust memory
+
+
 def parse_radicals(text: str) -> list[int]:
     """'3,1-2' -> [3, 1, 2]: pieces in the given order, ranges inclusive."""
     out: list[int] = []
@@ -43,7 +46,11 @@ def parse_radicals(text: str) -> list[int]:
         if len(ends) == 1:
             out.append(parse_int_prefix(ends[0]))
         elif len(ends) == 2:
-            out.extend(range(parse_int_prefix(ends[0]), parse_int_prefix(ends[1]) + 1))
+            first, last = parse_int_prefix(ends[0]), parse_int_prefix(ends[1])
+            if len(out) + (last - first + 1) > MAX_CLUSTER_HOSTS:
+                raise ValueError(f"'{text}' gives more than {MAX_CLUSTER_HOSTS:,} hosts "
+                                 "(too many to simulate: use a smaller range)")
+            out.extend(range(first, last + 1))
         else:
             raise ValueError(f"malformed radical piece '{piece}' (use N or A-B, separated by ',')")
     return out

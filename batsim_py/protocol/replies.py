@@ -37,6 +37,22 @@ _JOB_STATES = frozenset({
 })
 _NOTIFY_TYPES = ("registration_finished", "continue_registration")
 _PREFIX = "scheduler reply"
+MAX_INTERVAL_IDS = 1_000_000  # far beyond any platform; bigger sets would exhaust memory
+
+
+def parse_interval_set(text: str) -> tuple[int, ...]:
+    """`intervalset.parse`, refusing sets too large to build (ValueError, as parse)."""
+    total = 0
+    for token in text.split():
+        lo, sep, hi = token.partition("-")
+        try:
+            total += (int(hi) - int(lo) + 1) if sep else 1
+        except ValueError:
+            break  # parse() names the bad token
+        if total > MAX_INTERVAL_IDS:
+            raise ValueError(f"'{token}': too many machine ids (more than {MAX_INTERVAL_IDS:,}); "
+                             "machine ids are numbered 0..N-1 for the N machines of the platform")
+    return intervalset.parse(text)
 
 
 class _Bad(Exception):
@@ -52,9 +68,12 @@ def decode_reply(text: str | bytes) -> Reply:
     ANSWER events (Batsim accepts `estimate_waiting_time` answers and ignores them) are dropped.
     """
     try:
-        msg = json.loads(text, parse_float=rapidjson_double)  # numbers as Batsim reads them
+        # numbers as Batsim reads them; RapidJSON refuses NaN and Infinity
+        msg = json.loads(text, parse_float=rapidjson_double, parse_constant=_refuse_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"{_PREFIX}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ProtocolError(f"{_PREFIX}: not valid JSON: nesting too deep") from None
     if not isinstance(msg, dict):
         raise ProtocolError(f"{_PREFIX}: not a JSON object")
     if "now" not in msg:
@@ -95,6 +114,10 @@ def decode_reply(text: str | bytes) -> Reply:
     return Reply(now=now, decisions=tuple(decisions))
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (use a finite number)")
+
+
 def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float))
 
@@ -120,7 +143,7 @@ def _interval_set(data: dict[str, Any], key: str) -> tuple[int, ...]:
     if not isinstance(value, str):
         raise _Bad(f"field '{key}' is not an interval set string ({value!r})")
     try:
-        return intervalset.parse(value)
+        return parse_interval_set(value)
     except ValueError as exc:
         raise _Bad(f"field '{key}' is not an interval set ('{value}'): {exc}") from None
 

@@ -203,7 +203,7 @@ class EasyBackfill(DecisionProcess):
         self._running_ends.insert(i, end)
         self._running_masks.insert(i, mask)
         self._running_sizes.insert(i, hi - lo + 1)
-        out.append(ExecuteJob(now, job.id, tuple(range(lo, hi + 1))))
+        out.append(ExecuteJob(now, job.id, range(lo, hi + 1)))  # a range: O(1) memory
 
     def _survey(self) -> None:
         """Refresh `_widest` and `_high_first` if the free list changed since they were taken

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from batsim_py.sharing.ptask import PtaskRow, assemble
-from batsim_py.sharing.solver import WORKAMOUNT_PRECISION, fair_bottleneck
+from batsim_py.sharing.solver import WORKAMOUNT_PRECISION, SolveInfo, fair_bottleneck_info
 
 #: `precision/timing`: latency and duration countdowns snap to 0 below it (s).
 TIMING_PRECISION = 1e-9
@@ -36,11 +36,13 @@ def completion_dates(
     capacity: ArrayLike,
     link_fatpipe: ArrayLike,
     n_hosts: int,
+    infos: list[SolveInfo] | None = None,
 ) -> NDArray[np.float64]:
     """Completion date of each ptask `rows[k]` started at `starts[k]`.
 
     `capacity` covers hosts then links (see `batsim_py.sharing.ptask`); `link_fatpipe` has one
-    flag per link.
+    flag per link. If `infos` is given, the `SolveInfo` of every solve is appended to it (a
+    solve that did not converge is one where real SimGrid never returns).
     """
     start = np.asarray(starts, dtype=np.float64)
     cap = np.asarray(capacity, dtype=np.float64)
@@ -69,7 +71,7 @@ def completion_dates(
 
     now = 0.0
     while started or sleep:
-        rate = _solve(rows, enabled_order, cap, fat, n_hosts, n_links)
+        rate = _solve(rows, enabled_order, cap, fat, n_hosts, n_links, infos)
         delta = -1.0
         for k in started:
             x = rate.get(k, 0.0)
@@ -92,7 +94,11 @@ def completion_dates(
                 )
                 if latency[k] <= 0.0:
                     enabled_order.append(k)
-            remains[k] = _countdown(remains[k], rate.get(k, 0.0) * delta, REMAINS_PRECISION)
+            x = rate.get(k, 0.0)
+            if x == np.inf:  # a rate without limit (see solver): done within this step
+                remains[k] = 0.0
+            else:
+                remains[k] = _countdown(remains[k], x * delta, REMAINS_PRECISION)
             if remains[k] <= 0.0 and latency[k] <= 0.0:
                 end[k] = now
                 started.remove(k)
@@ -115,6 +121,7 @@ def _solve(
     fat: NDArray[np.bool_],
     n_hosts: int,
     n_links: int,
+    infos: list[SolveInfo] | None,
 ) -> dict[int, float]:
     """Rates of the enabled actions; actions in their latency phase are out of the system."""
     if not enabled_order:
@@ -122,5 +129,7 @@ def _solve(
     sub = [rows[k] for k in enabled_order]
     usage = assemble(sub, n_hosts, n_links)
     bound = np.array([r.bound for r in sub])
-    x = fair_bottleneck(usage, cap, fat, bound)
+    x, info = fair_bottleneck_info(usage, cap, fat, bound)
+    if infos is not None:
+        infos.append(info)
     return {k: float(v) for k, v in zip(enabled_order, x, strict=True)}

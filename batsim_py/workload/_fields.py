@@ -50,6 +50,14 @@ def is_integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def is_finite(value: int | float) -> bool:
+    """math.isfinite, also for integers too large for a double (10**400 is not finite)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def require_object(where: str, value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise WorkloadError(f"{where}: must be a JSON object, got {type_name(value)}")
@@ -75,8 +83,8 @@ def number(
         raise WorkloadError(
             f"{where}: field '{key}' must be a number, got {type_name(value)} {show(value)}"
         )
-    if not math.isfinite(value):
-        raise WorkloadError(f"{where}: field '{key}' must be finite, got {value}")
+    if not is_finite(value):
+        raise WorkloadError(f"{where}: field '{key}' must be finite, got {show(value)}")
     if minimum is not None:
         if strict and not value > minimum:
             raise WorkloadError(f"{where}: field '{key}' must be > {minimum:g}, got {value}")
@@ -144,7 +152,7 @@ def number_array(
         )
     out = []
     for i, item in enumerate(value):
-        if not is_number(item) or not math.isfinite(item):
+        if not is_number(item) or not is_finite(item):
             raise WorkloadError(
                 f"{where}: field '{key}'[{i}] must be a finite number, "
                 f"got {type_name(item)} {show(item)}"

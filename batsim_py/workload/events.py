@@ -34,6 +34,10 @@ class EventList:
     events: tuple[ExternalEvent, ...]
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number; use a finite number")
+
+
 def load_events(path: str, name: str, forward_unknown: bool = False) -> EventList:
     try:
         with open(path, encoding="utf-8") as f:
@@ -42,15 +46,21 @@ def load_events(path: str, name: str, forward_unknown: bool = False) -> EventLis
         raise WorkloadError(f"{path}: events file not found (check the --events path)") from None
     except OSError as exc:
         raise WorkloadError(f"{path}: cannot read the events file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise WorkloadError(
+            f"{path}: not UTF-8 text at byte {exc.start}; save the events file as UTF-8 JSON lines"
+        ) from None
     events = []
     for n, line in enumerate(lines, start=1):
         if not line:
             continue
         where = f"{path}:{n}"
         try:
-            obj = json.loads(line, parse_float=rapidjson_double)
+            obj = json.loads(line, parse_float=rapidjson_double, parse_constant=_refuse_constant)
         except ValueError as exc:
             raise WorkloadError(f"{where}: not a JSON object ({exc})") from None
+        except RecursionError:
+            raise WorkloadError(f"{where}: not a JSON object (nesting too deep)") from None
         if not isinstance(obj, dict):
             raise WorkloadError(f"{where}: an event must be a JSON object")
         kind = obj.get("type")
@@ -61,6 +71,9 @@ def load_events(path: str, name: str, forward_unknown: bool = False) -> EventLis
             raise WorkloadError(f"{where}: an event needs a numeric 'timestamp'")
         if ts < 0:
             raise WorkloadError(f"{where}: the timestamp must be >= 0, got {ts}")
+        if ts >= 2**1023:  # beyond a double (JSON integers have no limit)
+            raise WorkloadError(f"{where}: the timestamp is too large (use a finite number "
+                                "of seconds)")
         if kind in ("machine_available", "machine_unavailable"):
             text = obj.get("resources")
             if not isinstance(text, str):
@@ -68,7 +81,7 @@ def load_events(path: str, name: str, forward_unknown: bool = False) -> EventLis
                     f"{where}: a {kind} event needs 'resources', an interval set like \"0-3 7\""
                 )
             try:
-                ids = intervalset.parse(text)
+                ids = _parse_resources(text)
             except ValueError as exc:
                 raise WorkloadError(f"{where}: 'resources' {text!r}: {exc}") from None
             events.append(ExternalEvent(float(ts), kind, ids, obj))
@@ -81,3 +94,21 @@ def load_events(path: str, name: str, forward_unknown: bool = False) -> EventLis
             )
     events.sort(key=lambda e: (e.timestamp, ORDER[e.type]))
     return EventList(name, path, tuple(events))
+
+
+MAX_RESOURCE_IDS = 1_000_000  # far beyond any platform; bigger sets would exhaust memory
+
+
+def _parse_resources(text: str) -> tuple[int, ...]:
+    """`intervalset.parse`, refusing sets too large to build (ValueError, as parse)."""
+    total = 0
+    for token in text.split():
+        lo, sep, hi = token.partition("-")
+        try:
+            total += (int(hi) - int(lo) + 1) if sep else 1
+        except ValueError:
+            break  # parse() names the bad token
+        if total > MAX_RESOURCE_IDS:
+            raise ValueError(f"'{token}': too many machine ids (more than {MAX_RESOURCE_IDS:,}); "
+                             "machine ids are numbered 0..N-1 for the N machines of the platform")
+    return intervalset.parse(text)

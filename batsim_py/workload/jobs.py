@@ -24,6 +24,7 @@ from batsim_py.workload._fields import (
 from batsim_py.workload.model import Job
 
 _BANGS = re.compile(r"!+")
+_BIG = 2**1023  # integers beyond a double's range go through number(), which refuses them
 
 
 def job_identifier(raw: Any, *, workload: str, where: str) -> tuple[str, str]:
@@ -89,10 +90,12 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str) -> Job:
     where = f"{source}: job {full_id}"
 
     subtime = obj.get("subtime")
-    if not (type(subtime) is int or (type(subtime) is float and math.isfinite(subtime))):
+    if not ((type(subtime) is int and -_BIG < subtime < _BIG)
+            or (type(subtime) is float and math.isfinite(subtime))):
         subtime = number(where, obj, "subtime")
     walltime = obj.get("walltime", -1.0)
-    if not (type(walltime) is int or (type(walltime) is float and math.isfinite(walltime))):
+    if not ((type(walltime) is int and -_BIG < walltime < _BIG)
+            or (type(walltime) is float and math.isfinite(walltime))):
         walltime = number(where, obj, "walltime", default=-1.0)
     if walltime != -1 and not walltime > 0:
         raise WorkloadError(

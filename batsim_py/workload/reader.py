@@ -68,6 +68,8 @@ def read_json(path: str, *, source: str | None = None) -> Any:
         ) from None
     except RecursionError:
         raise WorkloadError(f"{src}: invalid JSON: nesting too deep") from None
+    except ValueError as e:  # numbers Python or RapidJSON cannot hold (1e999, 5000 digits)
+        raise WorkloadError(f"{src}: invalid JSON: {e}") from None
 
 
 def absolute_path(path: str) -> str:
