@@ -66,8 +66,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
     Flag(("--disable-machine-state-tracing",), "do not write PREFIX_machine_states.csv"),
     Flag(("--disable-schedule-tracing",), "no Pajé trace (batsim-py never writes one)"),
-    Flag(("--sched-cfg",), "string forwarded to the scheduler as config.sched-config",
-         "value", None, "STR"),
+    Flag(("--sched-cfg",), "string forwarded to the scheduler as config.sched-config; "
+         "in-process schedulers read it as a JSON object of options", "value", None, "STR"),
     Flag(("--sched-cfg-file",), "file whose content is forwarded as config.sched-config",
          "value", None, "FILE"),
     Flag(("-v", "--verbosity"), "quiet, network-only, information (default) or debug",
@@ -290,6 +290,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scheduler_options(args: argparse.Namespace) -> dict[str, Any]:
+    """In-process schedulers take their options from --sched-cfg as a JSON object."""
+    text = args.sched_cfg
+    if not text:
+        return {}
+    import json
+
+    try:
+        options = json.loads(text)
+    except ValueError:
+        options = None
+    if not isinstance(options, dict):
+        raise UsageError(
+            f"--sched-cfg {text!r}: in-process schedulers take a JSON object of options, "
+            'e.g. \'{"idle_timeout": 120}\''
+        )
+    return options
+
+
 def make_decision_process(args: argparse.Namespace) -> Any:
     """The peer the engine talks to: in-process, replayed transcript or ZeroMQ."""
     from batsim_py.decision.inprocess import InProcess
@@ -304,7 +323,7 @@ def make_decision_process(args: argparse.Namespace) -> Any:
     elif args.scheduler.startswith("replay:"):
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
     else:
-        decision = InProcess(get_scheduler(args.scheduler))
+        decision = InProcess(get_scheduler(args.scheduler, _scheduler_options(args)))
     if args.record_transcript:
         decision = RecordingPeer(decision, args.record_transcript)
     return decision

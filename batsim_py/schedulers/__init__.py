@@ -12,11 +12,13 @@ from typing import Any
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import UsageError
 from batsim_py.schedulers.easy import EasyBackfill
+from batsim_py.schedulers.energy_sleep import FcfsSleep
 from batsim_py.schedulers.fcfs import Fcfs
 
 SCHEDULERS: dict[str, type[DecisionProcess]] = {
     "fcfs": Fcfs,  # pybatsim schedFcfs
     "easy": EasyBackfill,  # pybatsim easyBackfill
+    "fcfs_sleep": FcfsSleep,  # energy-aware: sleeps idle machines (needs -E)
 }
 
 
