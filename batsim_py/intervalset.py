@@ -29,6 +29,8 @@ def parse(text: str) -> tuple[int, ...]:
 
 def format(ids: Iterable[int]) -> str:  # noqa: A001 - mirrors parse()
     """Canonical text of a set of ids: `0-3 7`."""
+    if isinstance(ids, range) and ids.step == 1 and len(ids):  # a contiguous allocation
+        return str(ids.start) if len(ids) == 1 else f"{ids.start}-{ids.stop - 1}"
     parts: list[str] = []
     start = prev = None
     for i in sorted(set(ids)):

@@ -86,8 +86,8 @@ class ReplayPeer(DecisionProcess):
                 lo = max(0, i - 80)
                 raise SchedulerError(
                     f"replay of {self.path}: message {k + 1} differs from the recorded Batsim "
-                    f"message at character {i}:\n  ours:     ...{message[lo:i + 120]}\n"
-                    f"  recorded: ...{recorded[lo:i + 120]}"
+                    f"message at character {i}: ours ...{message[lo:i + 120]} | recorded "
+                    f"...{recorded[lo:i + 120]}"
                 )
             self.nb_identical += 1
         self.k += 1

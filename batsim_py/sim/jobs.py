@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from batsim_py.decision.events import ProgressNode
-from batsim_py.errors import NotSupportedError, SchedulerError
+from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.sim.engine import EXEC, PUT, SLEEP
 from batsim_py.workload.model import (
     ComposedProfile,
@@ -126,6 +126,12 @@ def execute_profile(
         run.frames.pop()
         return -1
     if isinstance(profile, ComposedProfile):
+        if any(f[0] is profile for f in run.frames[:-1]):
+            chain = " -> ".join(f[0].name for f in run.frames)
+            raise WorkloadError(
+                f"job {run.job.id}: composed profile '{profile.name}' contains itself "
+                f"({chain}); break the cycle in the workload"
+            )
         seq = profile.seq
         index = 0
         for _ in range(profile.repeat):

@@ -8,7 +8,7 @@ reaches the server, which then acknowledges it with JOB_SUBMITTED if
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Container, MutableMapping
 
 from batsim_py.decision.decisions import RegisterJob, RegisterProfile
 from batsim_py.errors import SchedulerError, WorkloadError
@@ -46,7 +46,7 @@ def register_profile(
 
 def register_job(
     decision: RegisterJob, profiles_of: MutableMapping[str, dict[str, Profile]],
-    known: MutableMapping[str, object],
+    known: MutableMapping[str, object], static_ids: Container[str] = (),
 ) -> Job:
     where = f"REGISTER_JOB {decision.job_id}"
     workload, sep, _ = decision.job_id.partition("!")
@@ -60,7 +60,7 @@ def register_job(
         job = parse_job(decision.job, workload=workload, source=where)
     except WorkloadError as exc:
         raise SchedulerError(str(exc)) from None
-    if job.id in known:
+    if job.id in known or job.id in static_ids:
         raise SchedulerError(f"{where}: job '{job.id}' already exists")
     profile = profiles_of[workload].get(job.profile)
     if profile is None:

@@ -91,6 +91,7 @@ class Simulation:
         self.nb_compute = len(machines.compute)
         self.profiles_of = {w.name: dict(w.profiles) for w in self.workloads}
         self.registration_finished = False
+        self.static_ids = {j.id for w in self.workloads for j in w.jobs}
         self._costs: dict[str, Cost] = {}
 
         self.runs: dict[str, JobRun] = {}
@@ -231,7 +232,7 @@ class Simulation:
                     register_profile(decision, self.profiles_of)
                     msg = ("PROFILE_REGISTERED",)
                 else:
-                    job = register_job(decision, self.profiles_of, self.runs)
+                    job = register_job(decision, self.profiles_of, self.runs, self.static_ids)
                     self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
                     msg = ("REGISTERED", job)
             if decision.timestamp > engine.now:

@@ -126,3 +126,35 @@ def test_dynamic_registration_errors(tmp_path: Path) -> None:
                                                      dynamic_jobs=True)),
             OneShot(ev.JobSubmitted, unknown_profile),
         )
+
+
+def test_registering_a_static_job_not_yet_submitted_is_refused(tmp_path: Path) -> None:
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({"nb_res": 4, "jobs": JOBS, "profiles": PROFILES}))
+
+    def again(t: float) -> list:
+        return [d.RegisterJob(t, "w0!b", {"id": "b", "subtime": 0, "res": 1,
+                                          "profile": "d10"})]
+
+    with pytest.raises(SchedulerError, match=r"REGISTER_JOB w0!b: job 'w0!b' already exists"):
+        run_simulation(
+            RunSpec(SMALL4, [str(workload)], Options(export_prefix=str(tmp_path / "out"),
+                                                     dynamic_jobs=True)),
+            OneShot(ev.JobSubmitted, again),
+        )
+
+
+def test_a_composed_profile_containing_itself_is_a_clear_error(tmp_path: Path) -> None:
+    from batsim_py.errors import WorkloadError
+
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({
+        "nb_res": 4, "jobs": [{"id": "a", "subtime": 0, "res": 1, "profile": "s"}],
+        "profiles": {"s": {"type": "composed", "seq": ["d1", "s"]},
+                     "d1": {"type": "delay", "delay": 1}},
+    }))
+    with pytest.raises(WorkloadError, match=r"job w0!a: composed profile 's' contains itself"):
+        run_simulation(
+            RunSpec(SMALL4, [str(workload)], Options(export_prefix=str(tmp_path / "out"))),
+            OneShot(ev.JobSubmitted, lambda t: []),
+        )
