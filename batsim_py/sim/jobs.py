@@ -20,15 +20,23 @@ from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.sim.engine import EXEC, PUT, SLEEP
 from batsim_py.workload.model import (
     ComposedProfile,
+    DataStagingProfile,
     DelayProfile,
     Job,
+    ParallelHomogeneousPFSProfile,
     ParallelHomogeneousProfile,
     ParallelHomogeneousTotalProfile,
     ParallelProfile,
     Profile,
 )
 
-PTASK_PROFILES = (ParallelProfile, ParallelHomogeneousProfile, ParallelHomogeneousTotalProfile)
+PTASK_PROFILES = (
+    ParallelProfile,
+    ParallelHomogeneousProfile,
+    ParallelHomogeneousTotalProfile,
+    ParallelHomogeneousPFSProfile,
+    DataStagingProfile,
+)
 
 STATE_OF_RETURN_CODE = {
     0: "COMPLETED_SUCCESSFULLY",
@@ -49,7 +57,7 @@ class JobRun:
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
-        "forgotten", "abandoned", "energy",
+        "forgotten", "abandoned", "energy", "storage_mapping",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -68,6 +76,7 @@ class JobRun:
         self.forgotten = False  # its end was sent to the scheduler: Batsim deleted it
         self.abandoned: list[Any] = []  # tasks left running when their walltime was reached
         self.energy: Any = None  # joules of its machines at start, then consumed (with -E)
+        self.storage_mapping: Mapping[str, int] | None = None
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
@@ -162,7 +171,7 @@ def execute_profile(
     raise NotSupportedError(
         f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
         "supported by batsim-py (supported: delay, composed, parallel, parallel_homogeneous, "
-        "parallel_homogeneous_total)"
+        "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging)"
     )
 
 
@@ -172,6 +181,24 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:
     mapping = run.mapping if run.mapping is not None else range(len(alloc))
     machines = [alloc[i] for i in mapping]
     n = len(machines)
+    if isinstance(profile, DataStagingProfile):
+        # Between two storage machines; the job's own machines take no part.
+        src = storage_machine(sim, run, profile.source, required=True)
+        dst = storage_machine(sim, run, profile.destination, required=True)
+        matrix = None
+        if profile.nb_bytes > 0:
+            matrix = np.array([[0.0, profile.nb_bytes], [0.0, 0.0]])
+        return sim.engine.network.row([sim.hosts[src], sim.hosts[dst]], [0.0, 0.0], matrix)
+    if isinstance(profile, ParallelHomogeneousPFSProfile):
+        # The executors read from / write to one storage machine, appended last.
+        storage = storage_machine(sim, run, profile.storage, required=False)
+        hosts = [sim.hosts[m] for m in machines] + [sim.hosts[storage]]
+        matrix = None
+        if profile.bytes_to_read > 0 or profile.bytes_to_write > 0:
+            matrix = np.zeros((n + 1, n + 1))
+            matrix[:n, n] = profile.bytes_to_write
+            matrix[n, :n] = profile.bytes_to_read
+        return sim.engine.network.row(hosts, np.zeros(n + 1), matrix)
     if isinstance(profile, ParallelProfile):
         k = len(profile.cpu)
         if n != k:
@@ -199,6 +226,26 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:
             )
     hosts = [sim.hosts[m] for m in machines]
     return sim.engine.network.row(hosts, flops, matrix)
+
+
+def storage_machine(sim: Any, run: JobRun, label: str, required: bool) -> int:
+    """The storage machine a profile's label names (EXECUTE_JOB storage_mapping, §4.3)."""
+    mapping = run.storage_mapping
+    if mapping is not None and label in mapping:
+        machine = mapping[label]
+    elif not required and mapping is None and len(sim.machines.storage) == 1:
+        machine = sim.machines.storage[0].id
+    else:
+        raise SchedulerError(
+            f"job {run.job.id}: no storage machine for label '{label}': give it in the "
+            "EXECUTE_JOB storage_mapping"
+            + ("" if required else " (or use a platform with exactly one storage machine)")
+        )
+    if not sim.nb_compute <= machine < len(sim.hosts):
+        raise SchedulerError(
+            f"job {run.job.id}: storage_mapping['{label}'] = {machine} is not a storage machine"
+        )
+    return machine
 
 
 def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:

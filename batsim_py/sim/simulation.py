@@ -464,6 +464,7 @@ class Simulation:
         run.state = "RUNNING"
         run.alloc = alloc
         run.mapping = decision.mapping
+        run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
         self.spawn(job_process(self, run), run.job.id, run.host)
