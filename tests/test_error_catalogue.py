@@ -352,8 +352,7 @@ CASES: dict[str, Case] = {
                             '"timestamp": 0, "type": "TO_JOB_MSG", "data": {"job_id": "w0!a", '
                             '"msg": "hi"}}]}}'}),
     "D24": Case(["-p", "p.xml", "-w", "w.json", "-e", "out", "-q", "--scheduler", "fcfs"],
-                {"w.json": json.dumps(prof({"type": "parallel_homogeneous_pfs",
-                                            "bytes_to_read": 1e6}))}),
+                {"w.json": json.dumps(prof({"type": "send", "msg": {"a": 1}}))}),
 }
 
 
