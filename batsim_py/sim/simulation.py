@@ -429,6 +429,34 @@ class Simulation:
         nb = len(self.hosts)
         if not alloc:
             raise SchedulerError(f"{where}: the allocation is empty")
+        lo, hi, n = alloc[0], alloc[-1] + 1, len(alloc)
+        if not (0 <= lo and hi <= nb and hi - lo == n
+                and self.machine_states.state[lo:hi].count(IDLE) == n):
+            # Not a block of idle machines (the usual case, where nothing runs): check each.
+            self._check_machines(alloc, where)
+        executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
+        profiles = self.profiles_of[run.job.workload]
+        if executors != run.job.res and not _is_total(run.profile, profiles):
+            raise SchedulerError(
+                f"{where}: the job requests {run.job.res} machines but {executors} were given "
+                f"(alloc '{intervalset.format(alloc)}'); use a mapping to run several "
+                "executors per machine"
+            )
+        if decision.mapping is not None:
+            for i in decision.mapping:
+                if i < 0 or i >= len(alloc):
+                    raise SchedulerError(f"{where}: mapping value {i} is not in [0, {len(alloc)})")
+        run.state = "RUNNING"
+        run.alloc = alloc
+        run.mapping = decision.mapping
+        run.storage_mapping = decision.storage_mapping
+        run.host = self.hosts[alloc[0]]
+        self.nb_running += 1
+        self.spawn(job_process(self, run), run.job.id, run.host)
+
+    def _check_machines(self, alloc: Sequence[int], where: str) -> None:
+        """Every machine of an allocation exists, may take the job and can compute now."""
+        nb = len(self.hosts)
         states = self.machine_states
         o = self.options
         for m in alloc:
@@ -449,25 +477,6 @@ class Simulation:
                 raise SchedulerError(
                     f"{where}: machine {m} ({self.hosts[m]}) cannot compute now"
                 )
-        executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
-        profiles = self.profiles_of[run.job.workload]
-        if executors != run.job.res and not _is_total(run.profile, profiles):
-            raise SchedulerError(
-                f"{where}: the job requests {run.job.res} machines but {executors} were given "
-                f"(alloc '{intervalset.format(alloc)}'); use a mapping to run several "
-                "executors per machine"
-            )
-        if decision.mapping is not None:
-            for i in decision.mapping:
-                if i < 0 or i >= len(alloc):
-                    raise SchedulerError(f"{where}: mapping value {i} is not in [0, {len(alloc)})")
-        run.state = "RUNNING"
-        run.alloc = alloc
-        run.mapping = decision.mapping
-        run.storage_mapping = decision.storage_mapping
-        run.host = self.hosts[alloc[0]]
-        self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host)
 
     def reject_job(self, decision: d.RejectJob) -> None:
         run = self.job_for(decision, decision.job_id)
