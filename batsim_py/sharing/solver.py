@@ -15,15 +15,20 @@ bit for bit like a sequential loop, so a caller wanting SimGrid's exact rounding
 elements of each resource newest first. Rounding decides the exact-equality test `x == bound`
 and the 1e-5 snap, hence whether a variable leaves the round early.
 
-Non-termination. SimGrid loops until no variable is active. Some inputs never get there: e.g.
-a variable whose increments shrink geometrically (a host listed twice in a ptask with different
-flops, or a bound reached only approximately) while no constraint crosses the 1e-5 snap, or a
-FATPIPE constraint whose remaining capacity never decreases because some element's stale
-increment is zero or negative. Real SimGrid (and Batsim) then spins. Here the rounds stop once
-a round changes neither the active sets nor any variable value (the floating-point limit of the
-geometric progression); a variable still growing by a non-vanishing amount every round while
-nothing else changes has no finite limit and gets `inf`. `SolveInfo.converged` says which way
-the solve ended.
+Long and endless rounds. SimGrid loops until no variable is active, and the FATPIPE rule can
+make that take very long or forever: a FATPIPE loses only the smallest increment among its
+elements each round, often a stale one; if that is small, an unbounded variable on it gains
+R/w per round for R/d rounds (thousands of rounds: SimGrid finishes; 1e15 rounds or an
+increment that vanishes: real SimGrid, hence Batsim, spins forever; the oracle found such
+cases among random ptask sets). Here:
+- runs of rounds that only drain FATPIPEs by a constant amount are skipped in closed form
+  (`_drain`), so the literal result comes out without iterating them;
+- a round that changes nothing at all is a fixed point: the values are final;
+- a round that changes only values (no capacity moves) repeats forever: unbounded variables
+  that still grow get `inf` (their limit), bounded ones jump to their bound (`_repeat`).
+`SolveInfo.converged` is False when SimGrid would not have finished (more than SPIN_ROUNDS
+rounds, a fixed point, or an infinite limit); a rate of `inf` means the activity's work is
+done within the current step.
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ WORKAMOUNT_PRECISION = 1e-5
 
 #: Safety net: literal rounds that keep changing something are never cut before this.
 MAX_ROUNDS = 10_000_000
+#: A solve needing more rounds than this (skipped in closed form) is one SimGrid does not
+#: finish in practice: `SolveInfo.converged` is False for it.
+SPIN_ROUNDS = 1_000_000_000
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -163,9 +171,11 @@ def _solve(
     diverged = np.zeros(n_var, dtype=bool)
     drop = np.zeros(n_cnst)  # last round's decrement of each remaining capacity
     rounds = 0
+    literal = 0
     while True:
         rounds += 1
-        if rounds > MAX_ROUNDS:
+        literal += 1
+        if literal > MAX_ROUNDS:
             raise RuntimeError(f"fair bottleneck: no end after {MAX_ROUNDS} rounds")
         # (a) equal share of each remaining constraint among its active sharers (1 if FATPIPE).
         sharer = positive & active[e_var]
@@ -226,13 +236,13 @@ def _solve(
             e_var, e_cnst, e_w, positive = e_var[kept], e_cnst[kept], e_w[kept], positive[kept]
 
         if not (active & ~diverged).any():
-            return x, SolveInfo(rounds, not diverged.any())
+            return x, SolveInfo(rounds, not diverged.any() and rounds <= SPIN_ROUNDS)
         if hit.size or saturated.any() or emptied.any():
             continue
         if drained:
             if np.array_equal(drop[listed], last_drop[listed]):
-                _drain(x, mu, prev_mu, remaining, drop, in_list, fat, active & ~diverged,
-                       e_var, e_cnst, e_w, positive, has_bound)
+                rounds += _drain(x, mu, prev_mu, remaining, drop, in_list, fat,
+                                 active & ~diverged, e_var, e_cnst, e_w, positive, has_bound)
             continue
         # Nothing changed but the values: the next rounds repeat this one exactly.
         if not moved:
@@ -254,40 +264,57 @@ def _drain(
     e_w: FloatArray,
     positive: BoolArray,
     has_bound: BoolArray,
-) -> None:
-    """Jump over a run of rounds that only drain FATPIPE constraints by a constant amount.
+) -> int:
+    """Jump over a run of rounds that only drain constraints by constant amounts; return it.
 
     The FATPIPE rule subtracts only the smallest increment on the constraint, often a stale
-    one: then its remaining capacity R falls by the same d every round while each unbounded
-    variable alone on it gains R/w per round, for up to R/d rounds (millions, with a small
-    stale increment on a fast link: SimGrid grinds through them in C++). When every active
-    variable loads exactly one constraint, a FATPIPE, and every constraint lost the same d
-    in the last two rounds, the next J rounds are known in closed form: R - j*d and
-    increments (R - j*d)/w. We take J two rounds short of the first saturation and let the
-    literal rounds finish. Rounding differs from SimGrid's sequential sums by about
-    J ulps, far below the tolerance of completion dates.
+    one: then its remaining capacity R falls by the same d every round (d may be a few ulps
+    of R, or 0) while each unbounded variable on it gains R/w per round, for up to R/d rounds:
+    thousands with a small stale increment on a fast link (SimGrid grinds through them),
+    1e15 and more when d is a rounding residue (SimGrid never returns). When all active
+    variables are unbounded and load only FATPIPEs, and every constraint lost the same d in
+    the last two rounds, the next J rounds are known in closed form: R - j*d and increments
+    min over the variable's constraints of (R - j*d)/w. J stops two rounds short of the first
+    saturation and is taken only if, over the jump, each variable keeps the same binding
+    constraint and no active increment undercuts a FATPIPE's stale minimum (both are linear
+    in j, so checking both ends suffices). The literal rounds then finish. Rounding differs
+    from SimGrid's sequential sums by about J ulps, far below the tolerance on dates.
     """
     act = np.flatnonzero(moving)
     if act.size == 0 or has_bound[act].any():
-        return
+        return 0
     sharer = positive & moving[e_var]
-    per_var = np.bincount(e_var[sharer], minlength=x.size)
-    if np.any(per_var[act] != 1) or not np.all(fat[e_cnst[sharer]]):
-        return
-    listed = np.flatnonzero(in_list & (drop > 0.0))
-    if listed.size == 0:
-        return
-    d = drop[listed]
-    jumps = np.floor((remaining[listed] - WORKAMOUNT_PRECISION) / d) - 2.0
-    j = float(jumps.min())
-    if j < 2.0:
-        return
     var, cnst, w = e_var[sharer], e_cnst[sharer], e_w[sharer]
-    r0, dc = remaining[cnst], drop[cnst]
-    x[var] += (j * r0 - dc * (j * (j - 1.0) / 2.0)) / w
-    prev_mu[var] = (r0 - (j - 2.0) * dc) / w
-    mu[var] = (r0 - (j - 1.0) * dc) / w
-    remaining[listed] -= j * d
+    if not np.all(fat[cnst]):
+        return 0
+    draining = np.flatnonzero(in_list & (drop > 0.0))
+    if draining.size == 0:
+        return 0
+    d = drop[draining]
+    jump = float(np.min(np.floor((remaining[draining] - WORKAMOUNT_PRECISION) / d))) - 2.0
+    if jump < 2.0:
+        return 0
+    last = jump - 1.0
+    start = remaining[cnst] / w
+    end = (remaining[cnst] - last * drop[cnst]) / w
+    start_min = np.full(x.size, np.inf)
+    end_min = np.full(x.size, np.inf)
+    np.minimum.at(start_min, var, start)
+    np.minimum.at(end_min, var, end)
+    binding = np.flatnonzero(start == start_min[var])
+    binding = binding[np.unique(var[binding], return_index=True)[1]]  # one per variable
+    if np.any(end[binding] > end_min[var[binding]]):
+        return 0
+    if np.any(w * end_min[var] < drop[cnst]):
+        return 0
+    bv, bc, bw = var[binding], cnst[binding], w[binding]
+    r0, dc = remaining[bc], drop[bc]
+    x[bv] += (jump * r0 - dc * (jump * (jump - 1.0) / 2.0)) / bw
+    prev_mu[bv] = (r0 - (last - 1.0) * dc) / bw
+    mu[bv] = (r0 - last * dc) / bw
+    listed = np.flatnonzero(in_list)
+    remaining[listed] -= jump * drop[listed]
+    return int(jump)
 
 
 def _repeat(

@@ -136,7 +136,6 @@ class Engine:
     def __init__(self) -> None:
         self.now = 0.0
         self.to_run: list[Actor] = []
-        self.current: Actor | None = None  # the actor running now
         self.mailbox = Mailbox(self)
         self._sleeps: list[tuple[float, int, _Sleep]] = []
         self._actions: list[_Action] = []  # L07 actions in creation order
@@ -252,7 +251,6 @@ class Engine:
                 for actor in to_run:
                     if actor.dead:
                         continue
-                    self.current = actor
                     try:
                         actor.request = actor.gen.send(actor.value)
                     except StopIteration:
@@ -265,16 +263,16 @@ class Engine:
                         continue
                     request = actor.request
                     kind = request[0]
-                    if kind == SLEEP:
+                    if kind == PUT:
+                        mailbox.post(actor, request[1], request[2])
+                    elif kind == GET:
+                        mailbox.get(actor)
+                    elif kind == SLEEP:
                         self._seq += 1
                         duration = request[1]
                         s = _Sleep(duration, self._k, self.now + duration, self._seq, actor)
                         actor.action = s
                         heappush(sleeps, (s.end, s.seq, s))
-                    elif kind == PUT:
-                        mailbox.post(actor, request[1], request[2])
-                    elif kind == GET:
-                        mailbox.get(actor)
                     elif kind == SPAWN:
                         child = Actor(request[1], *request[2:])
                         self.to_run.append(child)

@@ -85,10 +85,12 @@ class JobRun:
         """Batsim's progress tree of the running profile (JOB_KILLED `job_progress`)."""
         if not self.frames:
             return ProgressNode(profile_name=self.profile.name, progress=0.0)
-        return _progress(self.frames, 0, now, engine)
+        return _progress(self.frames, 0, now, engine, self.actor)
 
 
-def _progress(frames: list[list[Any]], level: int, now: float, engine: Any) -> ProgressNode:
+def _progress(
+    frames: list[list[Any]], level: int, now: float, engine: Any, actor: Any
+) -> ProgressNode:
     profile, info = frames[level]
     if isinstance(profile, ComposedProfile):
         if level + 1 >= len(frames):
@@ -96,12 +98,12 @@ def _progress(frames: list[list[Any]], level: int, now: float, engine: Any) -> P
         return ProgressNode(
             profile_name=profile.name,
             current_task_index=info,
-            current_task=_progress(frames, level + 1, now, engine),
+            current_task=_progress(frames, level + 1, now, engine, actor),
         )
     if isinstance(profile, DelayProfile):
         return ProgressNode(profile_name=profile.name, progress=(now - info) / profile.delay)
     if isinstance(profile, PTASK_PROFILES) and info:
-        return ProgressNode(profile_name=profile.name, progress=1.0 - engine.task_remains(info))
+        return ProgressNode(profile_name=profile.name, progress=1.0 - engine.task_remains(actor))
     return ProgressNode(profile_name=profile.name, progress=0.0)
 
 
@@ -156,7 +158,7 @@ def execute_profile(
     if isinstance(profile, PTASK_PROFILES):
         row = ptask_of(sim, run, profile)
         remaining = wall.remaining
-        frame[1] = sim.engine.current
+        frame[1] = True  # in a task: its progress is read from the engine on a kill
         start = sim.engine.now
         result, task = yield (EXEC, row, remaining)
         if remaining >= 0:
@@ -250,7 +252,6 @@ def storage_machine(sim: Any, run: JobRun, label: str, required: bool) -> int:
 
 def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
     """The executor of one job, on the host of its lowest allocated machine."""
-    run.actor = sim.engine.current
     run.starting_time = sim.engine.now
     trace = sim.energy_trace
     if trace is not None:

@@ -141,9 +141,10 @@ class Simulation:
         """
         return float("%.6f" % self.engine.now)
 
-    def spawn(self, gen: Any, name: str = "", host: str = "") -> None:
-        """Create an actor from a server handler (the server yields for it after handling)."""
-        self._spawns.append((SPAWN, gen, name, host))
+    def spawn(self, gen: Any, name: str = "", host: str = "", run: JobRun | None = None) -> None:
+        """Create an actor from a server handler (the server yields for it after handling);
+        `run`: the job it executes, which keeps a handle on its executor (kills)."""
+        self._spawns.append((SPAWN, gen, name, run, host))
 
     # ------------------------------------------------------------------- server
     def server(self) -> Generator[tuple, Any, None]:
@@ -172,7 +173,10 @@ class Simulation:
             msg = yield get
             handlers[msg[0]](msg)
             while spawns:
-                yield spawns.pop(0)
+                request = spawns.pop(0)
+                child = yield request[:3] + request[4:]
+                if request[3] is not None:
+                    request[3].actor = child  # the job whose executor this is
             if self.sched_ready and not self.end_acknowledged and not mailbox.has_pending():
                 if self.events:
                     yield from self.send_to_scheduler()
@@ -452,7 +456,7 @@ class Simulation:
         run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host)
+        self.spawn(job_process(self, run), run.job.id, run.host, run)
 
     def _check_machines(self, alloc: Sequence[int], where: str) -> None:
         """Every machine of an allocation exists, may take the job and can compute now."""

@@ -1,0 +1,58 @@
+"""Completion dates of random concurrent ptasks against real SimGrid (Debian python3-simgrid).
+
+Each case runs SimGrid 3.32 with ptask_L07 in its own /usr/bin/python3 subprocess
+(`simgrid_oracle.py`). Cases where our solver reports rounds SimGrid never finishes must make
+SimGrid hang; all others must agree to 1e-9 relative.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from oracle_cases import our_dates, random_case, simgrid_available, simgrid_dates
+
+N_CASES = int(os.environ.get("BATSIM_PY_ORACLE_CASES", "400"))
+HANG_SEEDS = [465, 2787]  # found by the generator: SimGrid spins in fair bottleneck
+
+
+def _compare(seed: int) -> tuple[int, float | None, bool, bool]:
+    case = random_case(seed)
+    ours, converged = our_dates(case)
+    theirs = simgrid_dates(case, timeout=120.0 if converged else 5.0)
+    if theirs is None:
+        return seed, None, converged, True
+    rel = float(np.max(np.abs(ours - theirs) / np.maximum(np.abs(theirs), 1e-300)))
+    return seed, rel, converged, False
+
+
+@pytest.fixture(scope="module")
+def oracle() -> None:
+    if not simgrid_available():
+        pytest.skip("Debian python3-simgrid is not installed (apt-get install python3-simgrid)")
+
+
+@pytest.mark.slow
+def test_random_ptasks_match_simgrid(oracle: None) -> None:
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(_compare, range(N_CASES)))
+    compared = [(seed, rel) for seed, rel, _, hung in results if not hung]
+    hung_ok = [seed for seed, _, conv, hung in results if hung and not conv]
+    wrong = [(seed, rel) for seed, rel in compared if rel > 1e-9]
+    unexpected = [(seed, conv, hung) for seed, _, conv, hung in results if conv == hung]
+    worst = max(rel for _, rel in compared)
+    print(f"\n{len(compared)} cases compared, worst relative error {worst:.3g}; "
+          f"{len(hung_ok)} hang in SimGrid as predicted")
+    assert not wrong
+    assert not unexpected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", HANG_SEEDS)
+def test_simgrid_hangs_where_rounds_never_end(oracle: None, seed: int) -> None:
+    case = random_case(seed)
+    dates, converged = our_dates(case)
+    assert not converged and np.all(np.isfinite(dates))
+    assert simgrid_dates(case, timeout=5.0) is None
