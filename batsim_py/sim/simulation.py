@@ -109,6 +109,8 @@ class Simulation:
         self.nb_waiters = 0
         self.nb_killers = 0
         self._spawns: list[Any] = []
+        self._stamp_of = -1.0
+        self._stamp = 0.0
         self._to_forget: list[str] = []
 
         self.machine_states = MachineStates(
@@ -139,7 +141,11 @@ class Simulation:
         Schedulers only ever see Batsim's `%.6f` times; giving in-process schedulers the same
         values makes them decide exactly as they would over ZeroMQ.
         """
-        return float("%.6f" % self.engine.now)
+        now = self.engine.now
+        if now != self._stamp_of:  # events often share a date: format it once
+            self._stamp_of = now
+            self._stamp = float("%.6f" % now)
+        return self._stamp
 
     def spawn(self, gen: Any, name: str = "", host: str = "", run: JobRun | None = None) -> None:
         """Create an actor from a server handler (the server yields for it after handling);
