@@ -8,9 +8,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+MAX_IDS = 1_000_000  # far beyond any platform; bigger sets from input would exhaust memory
 
-def parse(text: str) -> tuple[int, ...]:
-    """Parse an interval set into sorted unique ids; ValueError says what is wrong."""
+
+def parse(text: str, max_ids: int = MAX_IDS) -> tuple[int, ...]:
+    """Parse an interval set into sorted unique ids; ValueError says what is wrong.
+
+    Sets of more than `max_ids` ids are refused before being built.
+    """
+    total = 0
+    for token in text.split():
+        lo, sep, hi = token.partition("-")
+        try:
+            total += (int(hi) - int(lo) + 1) if sep else 1
+        except ValueError:
+            break  # named below
+        if total > max_ids:
+            raise ValueError(f"'{token}': too many machine ids (more than {max_ids:,}); "
+                             "machine ids are numbered 0..N-1 for the N machines of the platform")
     ids: set[int] = set()
     for token in text.split():
         lo, sep, hi = token.partition("-")

@@ -89,7 +89,11 @@ class HostEnergy:
         self.cores = [network.platform.hosts[name].cores for name in network.host_names]
         self.energy = [0.0] * n
         self.last = [0.0] * n
-        self.saved_pstate = list(network.pstate)
+        # SimGrid 3.32 seals every host twice (at its end tag, where the XML `pstate` is
+        # applied, and again when its zone is sealed); the second seal re-creates the plugin's
+        # record with pstate 0. Until a host's first update its joules are therefore charged at
+        # pstate 0's wattage and speed, whatever its initial pstate (oracle-checked).
+        self.saved_pstate = [0] * n
 
     def _load(self, h: int) -> float:
         """Flop/s consumed on host h's CPU by enabled tasks (rates of the last solve)."""

@@ -7,7 +7,7 @@ so each wake-up is late by the time the previous batch took to be delivered.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,43 +24,50 @@ def submission_order(workload: Workload) -> list[Job]:
 
 
 def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, None]:
-    engine = sim.engine
-    cost = sim.cost(sim.master_host)
-    yield (PUT, ("HELLO",), cost)
-    current = engine.now
-    batch: list[Job] = []
     trace = sim.energy_trace
-    for job in submission_order(workload):
-        if job.subtime > current:
-            if batch:
-                yield (PUT, ("JOBS", batch), cost)
-                batch = []
-            # Batsim subtracts in long double, then sleeps the double of the difference.
-            yield (SLEEP, float(LD(job.subtime) - LD(current)))
-            current = engine.now
-        batch.append(job)
+
+    def first_job() -> None:
         if trace is not None and trace.first_submission is None:
             trace.first_submission = trace.total()  # Batsim's origin of consumed_joules
-    if batch:
-        yield (PUT, ("JOBS", batch), cost)
-    yield (PUT, ("BYE",), cost)
+
+    yield from _submit(sim, submission_order(workload), _subtime, "JOBS", "BYE", first_job)
 
 
 def event_submitter_process(sim: Any, events: Any) -> Generator[tuple, Any, None]:
     """External events, submitted like jobs: batches of events due, with the same drift."""
+    yield from _submit(sim, events.events, _timestamp, "EVENTS", "EVENTS_BYE", None)
+
+
+def _subtime(job: Job) -> float:
+    return job.subtime
+
+
+def _timestamp(event: Any) -> float:
+    return event.timestamp
+
+
+def _submit(
+    sim: Any, items: Sequence[Any], date: Callable[[Any], float], batch_kind: str,
+    bye_kind: str, on_item: Callable[[], None] | None,
+) -> Generator[tuple, Any, None]:
+    """Hello, batches of the items due (drift rule), goodbye: one submitter's life."""
     engine = sim.engine
     cost = sim.cost(sim.master_host)
     yield (PUT, ("HELLO",), cost)
     current = engine.now
     batch: list = []
-    for event in events.events:
-        if event.timestamp > current:
+    for item in items:
+        due = date(item)
+        if due > current:
             if batch:
-                yield (PUT, ("EVENTS", batch), cost)
+                yield (PUT, (batch_kind, batch), cost)
                 batch = []
-            yield (SLEEP, float(LD(event.timestamp) - LD(current)))
+            # Batsim subtracts in long double, then sleeps the double of the difference.
+            yield (SLEEP, float(LD(due) - LD(current)))
             current = engine.now
-        batch.append(event)
+        batch.append(item)
+        if on_item is not None:
+            on_item()
     if batch:
-        yield (PUT, ("EVENTS", batch), cost)
-    yield (PUT, ("EVENTS_BYE",), cost)
+        yield (PUT, (batch_kind, batch), cost)
+    yield (PUT, (bye_kind,), cost)

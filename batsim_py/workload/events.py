@@ -81,7 +81,7 @@ def load_events(path: str, name: str, forward_unknown: bool = False) -> EventLis
                     f"{where}: a {kind} event needs 'resources', an interval set like \"0-3 7\""
                 )
             try:
-                ids = _parse_resources(text)
+                ids = intervalset.parse(text)
             except ValueError as exc:
                 raise WorkloadError(f"{where}: 'resources' {text!r}: {exc}") from None
             events.append(ExternalEvent(float(ts), kind, ids, obj))
@@ -96,19 +96,3 @@ def load_events(path: str, name: str, forward_unknown: bool = False) -> EventLis
     return EventList(name, path, tuple(events))
 
 
-MAX_RESOURCE_IDS = 1_000_000  # far beyond any platform; bigger sets would exhaust memory
-
-
-def _parse_resources(text: str) -> tuple[int, ...]:
-    """`intervalset.parse`, refusing sets too large to build (ValueError, as parse)."""
-    total = 0
-    for token in text.split():
-        lo, sep, hi = token.partition("-")
-        try:
-            total += (int(hi) - int(lo) + 1) if sep else 1
-        except ValueError:
-            break  # parse() names the bad token
-        if total > MAX_RESOURCE_IDS:
-            raise ValueError(f"'{token}': too many machine ids (more than {MAX_RESOURCE_IDS:,}); "
-                             "machine ids are numbered 0..N-1 for the N machines of the platform")
-    return intervalset.parse(text)
