@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from batsim_py.errors import PlatformError
+from batsim_py.sim.engine import TASK
 
 LD = np.longdouble
 
@@ -96,10 +97,32 @@ class HostEnergy:
         self.saved_pstate = [0] * n
 
     def _load(self, h: int) -> float:
-        """Flop/s consumed on host h's CPU by enabled tasks (rates of the last solve)."""
-        return self.engine.cpu_load(h)
+        """Flop/s consumed on host h's CPU by enabled tasks (rates of the last solve).
+
+        Summed as SimGrid's `Constraint::get_usage` does, over the CPU's enabled-element list:
+        an action's elements are pushed at its front when it is enabled, so the most recently
+        enabled action comes first and, within one action, its executors in reverse order.
+        Any other order may change the last bit of the joules.
+        """
+        tasks = [a for a in self.engine._actions
+                 if a.kind == TASK and a.enabled and a.row is not None]
+        tasks.sort(key=_enable_seq, reverse=True)
+        load = 0.0
+        for a in tasks:
+            rate = a.rate
+            row = a.row
+            hosts = row.cpu_hosts.tolist()
+            flops = row.cpu_flops.tolist()
+            for k in range(len(hosts) - 1, -1, -1):
+                if hosts[k] == h and flops[k] > 0.0:
+                    load += flops[k] * rate
+        return load
 
     def update(self, h: int) -> None:
+        """`HostEnergy::update`: charge the interval since the last update, save the pstate.
+
+        SimGrid calls it unconditionally on a pstate change and as a single-host execution
+        starts; see `action_ended` for the other update points."""
         now = self.engine.now
         if self.last[h] < now:
             p = self.saved_pstate[h]
@@ -117,8 +140,18 @@ class HostEnergy:
             self.last[h] = now
         self.saved_pstate[h] = self.network.pstate[h]
 
+    def action_ended(self, h: int) -> None:
+        """An action using h's CPU changed state (ended, was cancelled): SimGrid updates only
+        if time passed since the last update. This differs from `update` only before a host's
+        first update, at t = 0, for a host whose XML pstate is not 0."""
+        if self.last[h] < self.engine.now:
+            self.update(h)
+
     def consumed(self, h: int) -> float:
-        self.update(h)
+        """`sg_host_get_consumed_energy`: updates only if time passed since the last update
+        (so a read at the date of the last update does not save the current pstate)."""
+        if self.last[h] < self.engine.now:
+            self.update(h)
         return self.energy[h]
 
     def total(self, hosts: Iterable[int]) -> LD:
@@ -133,3 +166,7 @@ class HostEnergy:
         for h in hosts:
             total += LD(self.watts[h][self.network.pstate[h]][1])
         return total
+
+
+def _enable_seq(action: object) -> int:
+    return action.enable_seq

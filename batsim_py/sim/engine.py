@@ -24,10 +24,10 @@ enabled actions changes. A message alone in the system skips the solver (its rat
 smallest link bandwidth or the TCP-gamma bound, exactly what the solver would return).
 
 Actors are generators yielding requests: `(SLEEP, seconds)`, `(PUT, message, cost)`,
-`(GET,)`, `(SPAWN, generator, name, host)`, `(EXEC, row, timeout)`. An EXEC resumes its actor with
-(status, task): "done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then
-the task goes on loading its resources, as SimGrid's `wait_for` leaves it, until
-`drop_task`.
+`(GET,)`, `(SPAWN, generator, name, host)`, `(EXEC, row or row builder, timeout)`. An EXEC
+resumes its actor with (status, task): "done", "cancelled", or "timeout" when the timeout (if
+>= 0) came first; then the task goes on loading its resources, as SimGrid's `wait_for` leaves
+it, until `drop_task`.
 The single receiving mailbox is Batsim's server mailbox.
 """
 
@@ -142,8 +142,8 @@ class Engine:
         self._dirty = False  # the set of enabled actions changed: re-solve the rates
         self.network: Any = None  # batsim_py.sim.network.Network, needed for tasks
         self.master_host = ""
-        # Called with the hosts of an activity whose state changes (ends, is cancelled; a
-        # single-host task also as it starts), its rate still counted: the update points of
+        # Called with the hosts of an activity whose state changes (ends, is cancelled: False;
+        # a single-host task as it starts: True), its rate still counted: the update points of
         # SimGrid's energy plugin. None when energy is not simulated.
         self.on_activity_change: Any = None
         self._deltas = np.empty(4096)
@@ -186,11 +186,11 @@ class Engine:
         hook = self.on_activity_change
         if isinstance(action, _Sleep):
             if hook is not None and action.actor is not None:
-                hook(self._hosts_of(action))
+                hook(self._hosts_of(action), False)
             action.actor = None
         elif isinstance(action, _Action):
             if hook is not None:
-                hook(self._hosts_of(action))
+                hook(self._hosts_of(action), False)
             self._actions.remove(action)
             self._dirty = True
             if action.timeout is not None:
@@ -221,6 +221,10 @@ class Engine:
         self._dirty = True
 
     def _start_task(self, actor: Actor, row: Any, timeout: float) -> None:
+        if callable(row):
+            # Built now, at the end of the round, as SimGrid creates the action: a pstate
+            # change made earlier in this round already sets its speed bound.
+            row = row()
         self._seq += 1
         a = _Action(TASK, row.latency, row.work, self._seq)
         a.row = row
@@ -228,7 +232,7 @@ class Engine:
         actor.action = a
         if len(row.cpu_hosts) == 1 and self.on_activity_change is not None:
             # A single-host execution updates its host as it starts.
-            self.on_activity_change(self._hosts_of(a))
+            self.on_activity_change(self._hosts_of(a), True)
         self._actions.append(a)
         if a.enabled:
             self._dirty = True
@@ -392,7 +396,7 @@ class Engine:
             if rem < PRECISION_TIMING:
                 done.append(s)
                 if hook is not None:
-                    hook(self._hosts_of(s))
+                    hook(self._hosts_of(s), False)
             else:
                 s.rem = rem
                 s.upd = k + 1
@@ -421,7 +425,7 @@ class Engine:
                     done.append(c)
                     self._dirty = True
                     if hook is not None:
-                        hook(self._hosts_of(c))
+                        hook(self._hosts_of(c), False)
                 else:
                     alive.append(c)
             self._actions = alive
@@ -481,7 +485,7 @@ class Engine:
             raise AssertionError("a lone transfer did not complete in one work step")
         self._actions = []
         if self.on_activity_change is not None:
-            self.on_activity_change(self._hosts_of(c))
+            self.on_activity_change(self._hosts_of(c), False)
         _wake_comm(c, self.to_run)
         return True
 

@@ -156,11 +156,11 @@ def execute_profile(
         run.frames.pop()
         return profile.ret
     if isinstance(profile, PTASK_PROFILES):
-        row = ptask_of(sim, run, profile)
         remaining = wall.remaining
         frame[1] = True  # in a task: its progress is read from the engine on a kill
         start = sim.engine.now
-        result, task = yield (EXEC, row, remaining)
+        # The task itself is built when the engine starts it (see Engine._start_task).
+        result, task = yield (EXEC, lambda: ptask_of(sim, run, profile), remaining)
         if remaining >= 0:
             wall.remaining = remaining - (sim.engine.now - start)
         run.frames.pop()

@@ -82,9 +82,14 @@ class Simulation:
                 hosts, [network.host_index[m.host.name] for m in machines.all]
             )
             self.energy_trace.initial_pstates([m.host.pstate for m in machines.all])
-            def update(indices: list[int]) -> None:
+            def update(indices: list[int], starting: bool) -> None:
+                # SimGrid updates a host unconditionally as a single-host execution starts,
+                # but only if time passed when an activity ends.
                 for h in indices:
-                    hosts.update(h)
+                    if starting:
+                        hosts.update(h)
+                    else:
+                        hosts.action_ended(h)
 
             self.engine.on_activity_change = update
         self.hosts = [m.host.name for m in machines.all]
@@ -577,7 +582,8 @@ class Simulation:
         """One flop at the virtual pstate's speed, then the target pstate."""
         host = self.hosts[machine]
         self.set_pstate(machine, virtual)
-        yield (EXEC, self.engine.network.row([host], [1.0], None), -1)
+        network = self.engine.network
+        yield (EXEC, lambda: network.row([host], [1.0], None), -1)
         self.set_pstate(machine, target)
         self.machine_states.set(machine, state, self.engine.now)
         yield (PUT, ("SWITCHED", machine, target), self.cost(host))
