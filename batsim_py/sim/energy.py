@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from batsim_py.errors import PlatformError
-from batsim_py.sim.engine import TASK
 
 LD = np.longdouble
 
@@ -96,28 +95,6 @@ class HostEnergy:
         # pstate 0's wattage and speed, whatever its initial pstate (oracle-checked).
         self.saved_pstate = [0] * n
 
-    def _load(self, h: int) -> float:
-        """Flop/s consumed on host h's CPU by enabled tasks (rates of the last solve).
-
-        Summed as SimGrid's `Constraint::get_usage` does, over the CPU's enabled-element list:
-        an action's elements are pushed at its front when it is enabled, so the most recently
-        enabled action comes first and, within one action, its executors in reverse order.
-        Any other order may change the last bit of the joules.
-        """
-        tasks = [a for a in self.engine._actions
-                 if a.kind == TASK and a.enabled and a.row is not None]
-        tasks.sort(key=_enable_seq, reverse=True)
-        load = 0.0
-        for a in tasks:
-            rate = a.rate
-            row = a.row
-            hosts = row.cpu_hosts.tolist()
-            flops = row.cpu_flops.tolist()
-            for k in range(len(hosts) - 1, -1, -1):
-                if hosts[k] == h and flops[k] > 0.0:
-                    load += flops[k] * rate
-        return load
-
     def update(self, h: int) -> None:
         """`HostEnergy::update`: charge the interval since the last update, save the pstate.
 
@@ -130,7 +107,7 @@ class HostEnergy:
             if speed <= 0:
                 load = 1.0
             else:
-                load = self._load(h) / speed
+                load = self.engine.cpu_load(h) / speed
                 load /= self.cores[h]
                 if load > 1:
                     load = 1.0
@@ -166,7 +143,3 @@ class HostEnergy:
         for h in hosts:
             total += LD(self.watts[h][self.network.pstate[h]][1])
         return total
-
-
-def _enable_seq(action: object) -> int:
-    return action.enable_seq

@@ -202,14 +202,23 @@ class Engine:
         return action.remains if isinstance(action, _Action) else 1.0
 
     def cpu_load(self, host: int) -> float:
-        """Flop/s consumed on a host's CPU by enabled tasks, at the rates of the last solve."""
+        """Flop/s consumed on a host's CPU by enabled tasks, at the rates of the last solve.
+
+        Summed as SimGrid's `Constraint::get_usage` does, over the CPU's enabled-element list:
+        an action's elements are pushed at its front when it is enabled, so the most recently
+        enabled action comes first and, within one action, its executors in reverse order.
+        Any other order may change the last bit of the energy plugin's joules.
+        """
+        tasks = [a for a in self._actions if a.kind == TASK and a.enabled]
+        tasks.sort(key=_enable_seq_of, reverse=True)
         load = 0.0
-        for a in self._actions:
-            if a.kind == TASK and a.enabled and a.rate > 0:
-                row = a.row
-                for h, f in zip(row.cpu_hosts.tolist(), row.cpu_flops.tolist(), strict=True):
-                    if h == host:
-                        load += f * a.rate
+        for a in tasks:
+            rate = a.rate
+            hosts = a.row.cpu_hosts.tolist()
+            flops = a.row.cpu_flops.tolist()
+            for k in range(len(hosts) - 1, -1, -1):
+                if hosts[k] == host and flops[k] > 0.0:
+                    load += flops[k] * rate
         return load
 
     def set_speed(self, host: int, core_speed: float) -> None:
