@@ -158,3 +158,57 @@ def test_a_composed_profile_containing_itself_is_a_clear_error(tmp_path: Path) -
             RunSpec(SMALL4, [str(workload)], Options(export_prefix=str(tmp_path / "out"))),
             OneShot(ev.JobSubmitted, lambda t: []),
         )
+
+
+ENERGY8 = str(PROJECT / "platforms" / "energy8.xml")
+
+
+@pytest.mark.parametrize(
+    "bad, pattern",
+    [
+        (lambda t: [d.SetResourceState(t, (1,), 9)],
+         r"SET_RESOURCE_STATE at t=.*: machine 1 \(node1\) has no pstate 9 \(pstates 0-4\)"),
+        (lambda t: [d.SetResourceState(t, (0,), 2)],
+         r"machine 0 \(node0\) cannot sleep: it is running a job"),
+        (lambda t: [d.SetResourceState(t, (1,), 2), d.SetResourceState(t, (1,), 0)],
+         r"machine 1 \(node1\) is already switching"),
+        (lambda t: [d.SetResourceState(t, (9,), 0)], r"machine 9 does not exist"),
+    ],
+    ids=["no such pstate", "sleep a busy machine", "already switching", "no such machine"],
+)
+def test_invalid_pstate_requests(bad, pattern, tmp_path: Path) -> None:
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({"nb_res": 4, "jobs": JOBS, "profiles": PROFILES}))
+    with pytest.raises(SchedulerError, match=pattern):
+        run_simulation(
+            RunSpec(ENERGY8, [str(workload)], Options(export_prefix=str(tmp_path / "out"),
+                                                      energy=True)),
+            OneShot(lambda e: getattr(e, "job_id", "") == "w0!b", bad),
+        )
+    assert (tmp_path / "out_pstate_changes.csv").exists()
+
+
+def test_waking_to_a_sleep_pstate_is_refused(tmp_path: Path) -> None:
+    """A sleeping machine can only be woken to a computation pstate."""
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({"nb_res": 4, "jobs": JOBS, "profiles": PROFILES}))
+
+    class SleepThenBadWake(DecisionProcess):
+        def exchange(self, now: float, events: Sequence[ev.Event]) -> d.Reply:
+            out: list = []
+            for e in events:
+                if isinstance(e, ev.SimulationBegins):
+                    out.append(d.SetResourceState(now, (3,), 2))
+                if isinstance(e, ev.JobSubmitted):
+                    out.append(d.RejectJob(now, e.job_id))
+                if isinstance(e, ev.ResourceStateChanged) and e.state == "2":
+                    out.append(d.SetResourceState(now, (3,), 4))
+            return d.Reply(now, tuple(out))
+
+    with pytest.raises(SchedulerError, match=r"machine 3 \(node3\) sleeps in pstate 2; it can "
+                                             r"only be woken to a computation pstate, not 4"):
+        run_simulation(
+            RunSpec(ENERGY8, [str(workload)], Options(export_prefix=str(tmp_path / "out"),
+                                                      energy=True)),
+            SleepThenBadWake(),
+        )
