@@ -55,10 +55,11 @@ ActorGen = Generator[Request, Any, Any]
 
 
 class Actor:
-    __slots__ = ("gen", "value", "request", "dead", "action", "name", "host")
+    __slots__ = ("gen", "send", "value", "request", "dead", "action", "name", "host")
 
     def __init__(self, gen: ActorGen, name: str = "", host: str = "") -> None:
         self.gen = gen
+        self.send = gen.send
         self.value: Any = None
         self.request: Request | None = None
         self.dead = False
@@ -265,7 +266,7 @@ class Engine:
                     if actor.dead:
                         continue
                     try:
-                        actor.request = actor.gen.send(actor.value)
+                        actor.request = actor.send(actor.value)
                     except StopIteration:
                         actor.dead = True
                         continue
