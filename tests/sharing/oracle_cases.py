@@ -15,13 +15,13 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from simgrid_oracle_support import SYSTEM_PYTHON
 
 from batsim_py.sharing.ptask import cpu_capacity, ptask_row
 from batsim_py.sharing.solver import SolveInfo
 from batsim_py.sharing.stepping import completion_dates
 
 ORACLE = Path(__file__).with_name("simgrid_oracle.py")
-SYSTEM_PYTHON = "/usr/bin/python3"
 LOOPBACK_BW = 1e10
 
 
@@ -88,14 +88,6 @@ def simgrid_dates(case: dict, timeout: float = 60.0) -> np.ndarray | None:
     return np.array(json.loads(out.stdout)["ends"], dtype=np.float64)
 
 
-def simgrid_available() -> bool:
-    """True when /usr/bin/python3 can import Debian's simgrid module."""
-    try:
-        res = subprocess.run([SYSTEM_PYTHON, "-c", "import simgrid"], capture_output=True,
-                             timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return res.returncode == 0
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from oracle_cases import our_dates, random_case, simgrid_available, simgrid_dates
+from oracle_cases import our_dates, random_case, simgrid_dates
+from simgrid_oracle_support import simgrid_available
 
 N_CASES = int(os.environ.get("BATSIM_PY_ORACLE_CASES", "400"))
 HANG_SEEDS = [465, 2787]  # found by the generator: SimGrid spins in fair bottleneck

@@ -27,6 +27,7 @@ from unittest import mock
 import numpy as np
 import pytest
 from energy_oracle_sim import platform_xml
+from simgrid_oracle_support import SYSTEM_PYTHON, simgrid_available
 
 from batsim_py.platform.reader import load_platform
 from batsim_py.sharing.solver import fair_bottleneck_info
@@ -35,7 +36,6 @@ from batsim_py.sim.engine import EXEC, SLEEP, Engine
 from batsim_py.sim.network import Network
 
 HARNESS = Path(__file__).with_name("energy_oracle_sim.py")
-SYSTEM_PYTHON = "/usr/bin/python3"
 N_CASES = int(os.environ.get("BATSIM_PY_ENERGY_ORACLE_CASES", "1500"))
 TOLERANCE = 1e-9
 _SOLVES = threading.Lock()  # our runs patch the kernel's solver: one at a time
@@ -126,13 +126,6 @@ def _run(case: dict, engine: Engine, network: Network, energy: HostEnergy,
 
 
 # -------------------------------------------------------------------------------- SimGrid
-def simgrid_available() -> bool:
-    try:
-        res = subprocess.run([SYSTEM_PYTHON, "-c", "import simgrid"], capture_output=True,
-                             timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return res.returncode == 0
 
 
 def run_simgrid(case: dict, timeout: float = 60.0) -> dict:
