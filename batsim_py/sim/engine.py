@@ -23,12 +23,12 @@ the fair-bottleneck solver (`batsim_py.sharing`) gives them, re-solved whenever 
 enabled actions changes. A message alone in the system skips the solver (its rate is the
 smallest link bandwidth or the TCP-gamma bound, exactly what the solver would return).
 
-Actors are generators yielding requests: `(SLEEP, seconds)`, `(PUT, message, cost)`,
-`(GET,)`, `(SPAWN, generator, name, host)`, `(EXEC, row or row builder, timeout)`. An EXEC
-resumes its actor with (status, task): "done", "cancelled", or "timeout" when the timeout (if
->= 0) came first; then the task goes on loading its resources, as SimGrid's `wait_for` leaves
-it, until `drop_task`.
-The single receiving mailbox is Batsim's server mailbox.
+Actors are generators yielding requests: `(SLEEP, seconds)`; `(PUT, message, cost)` to the
+server, `(PUT, message, cost, mailbox)` elsewhere; `(GET,)` for the server, `(GET, mailbox,
+timeout)` elsewhere (resumes with TIMEOUT if nothing came in time); `(SPAWN, generator, name,
+host)`; `(EXEC, row or row builder, timeout)`, which resumes its actor with (status, task):
+"done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then the task goes on
+loading its resources, as SimGrid's `wait_for` leaves it, until `drop_task`.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from batsim_py.sharing.ptask import assemble
 from batsim_py.sharing.solver import fair_bottleneck
 
 SLEEP, PUT, GET, SPAWN, EXEC = 0, 1, 2, 3, 4
+TIMEOUT = "timeout"  # what a GET with a timeout resumes with when nothing came
 COMM, TASK = 0, 1
 
 PRECISION_TIMING = 1e-9  # SimGrid's precision/timing: countdowns below it are done
@@ -88,8 +89,8 @@ class _Action:
     """
 
     __slots__ = ("kind", "latency", "remains", "rate", "lone_rate", "enabled", "seq",
-                 "enable_seq", "row", "host", "sender", "receiver", "msg", "sender_first",
-                 "actor", "timeout")
+                 "enable_seq", "row", "host", "dst", "nbytes", "sender", "receiver", "msg",
+                 "sender_first", "actor", "timeout")
 
     def __init__(self, kind: int, latency: float, remains: float, seq: int) -> None:
         self.kind = kind
@@ -104,29 +105,36 @@ class _Action:
 
 
 class Mailbox:
-    """Batsim's server mailbox: FIFO posts, one receiver, one transfer at a time."""
+    """A SimGrid mailbox: FIFO posts, one receiver, one transfer at a time (Batsim's server
+    mailbox, and the mailbox a usage_trace job waits on for its ranks)."""
 
-    __slots__ = ("engine", "queue", "waiting")
+    __slots__ = ("engine", "queue", "waiting", "guard")
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.queue: deque[tuple[Actor, Any, tuple[float, float, bool]]] = deque()
+        self.queue: deque[tuple[Actor, Any, tuple]] = deque()
         self.waiting: Actor | None = None
+        self.guard: _Sleep | None = None  # the waiting receiver's timeout, if any
 
-    def post(self, sender: Actor, msg: Any, cost: tuple[float, float, bool]) -> None:
+    def post(self, sender: Actor, msg: Any, cost: tuple) -> None:
         receiver = self.waiting
         if receiver is not None:
             self.waiting = None
+            if self.guard is not None:  # matched in time: no timeout any more
+                self.guard.actor = None
+                self.guard = None
             self.engine._start_comm(sender, msg, cost, receiver, sender_first=False)
         else:
             self.queue.append((sender, msg, cost))
 
-    def get(self, receiver: Actor) -> None:
+    def get(self, receiver: Actor, timeout: float = -1.0) -> None:
         if self.queue:
             sender, msg, cost = self.queue.popleft()
             self.engine._start_comm(sender, msg, cost, receiver, sender_first=True)
         else:
             self.waiting = receiver
+            if timeout >= 0:
+                self.guard = self.engine._guard(receiver, self, timeout)
 
     def has_pending(self) -> bool:
         """Batsim's `mailbox_empty` check, negated: a message is posted but not received."""
@@ -137,7 +145,8 @@ class Engine:
     def __init__(self) -> None:
         self.now = 0.0
         self.to_run: list[Actor] = []
-        self.mailbox = Mailbox(self)
+        self.mailbox = Mailbox(self)  # the server's
+        self._mailboxes: dict[str, Mailbox] = {}
         self._sleeps: list[tuple[float, int, _Sleep]] = []
         self._actions: list[_Action] = []  # L07 actions in creation order
         self._dirty = False  # the set of enabled actions changed: re-solve the rates
@@ -164,6 +173,23 @@ class Engine:
         self._cancel(actor.action)
         actor.action = None
         actor.gen.close()
+
+    def mailbox_named(self, name: str) -> Mailbox:
+        box = self._mailboxes.get(name)
+        if box is None:
+            box = self._mailboxes[name] = Mailbox(self)
+        return box
+
+    def drop_mailbox(self, name: str) -> None:
+        self._mailboxes.pop(name, None)
+
+    def _guard(self, actor: Actor, guarded: Any, timeout: float) -> _Sleep:
+        """A sleep that ends `actor`'s wait after `timeout` seconds (resumes with TIMEOUT)."""
+        self._seq += 1
+        t = _Sleep(timeout, self._k, self.now + timeout, self._seq, actor)
+        t.guards = guarded
+        heappush(self._sleeps, (t.end, t.seq, t))
+        return t
 
     def cancel_task(self, actor: Actor) -> bool:
         """Cancel the task `actor` waits for (Batsim's kill of a running ptask); the actor
@@ -278,9 +304,15 @@ class Engine:
                     request = actor.request
                     kind = request[0]
                     if kind == PUT:
-                        mailbox.post(actor, request[1], request[2])
+                        if len(request) == 3:
+                            mailbox.post(actor, request[1], request[2])
+                        else:
+                            self.mailbox_named(request[3]).post(actor, request[1], request[2])
                     elif kind == GET:
-                        mailbox.get(actor)
+                        if len(request) == 1:
+                            mailbox.get(actor)
+                        else:
+                            self.mailbox_named(request[1]).get(actor, request[2])
                     elif kind == SLEEP:
                         self._seq += 1
                         duration = request[1]
@@ -304,10 +336,11 @@ class Engine:
         self, sender: Actor, msg: Any, cost: tuple, receiver: Actor, sender_first: bool,
     ) -> None:
         self._seq += 1
-        latency, rate, free, host = cost
+        latency, rate, free, host = cost[:4]
         c = _Action(COMM, latency, 0.0 if free else 1.0, self._seq)
         c.lone_rate = rate
         c.host = host
+        c.dst, c.nbytes = (cost[4], cost[5]) if len(cost) > 4 else ("", 1.0)
         c.sender = sender
         c.receiver = receiver
         c.msg = msg
@@ -330,7 +363,7 @@ class Engine:
         rows = []
         for a in enabled:
             if a.row is None:  # a message sharing the network with tasks
-                a.row = network.message_row(a.host, self.master_host)
+                a.row = network.message_row(a.host, a.dst or self.master_host, a.nbytes)
             rows.append(a.row)
         usage = assemble(rows, network.n_hosts, len(network.link_names))
         rates = fair_bottleneck(usage, network.capacity, network.fatpipe,
@@ -448,7 +481,11 @@ class Engine:
                 if actor is None:  # the task it guarded ended in this same step
                     continue
                 actor.action = None
-                if a.guards is not None:
+                if isinstance(a.guards, Mailbox):  # nothing came in time
+                    a.guards.waiting = None
+                    a.guards.guard = None
+                    actor.value = TIMEOUT
+                elif a.guards is not None:
                     # A task's timeout. SimGrid's wait_for gives up waiting but does not cancel
                     # the task: it keeps loading its resources until it completes on its own.
                     a.guards.actor = None
@@ -507,7 +544,7 @@ class Engine:
             host = activity.actor.host
             return [index[host] if host else master]
         if activity.kind == COMM:
-            return [index[activity.host], master]
+            return [index[activity.host], index[activity.dst] if activity.dst else master]
         return sorted(set(activity.row.cpu_hosts.tolist()))
 
 

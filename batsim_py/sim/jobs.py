@@ -17,7 +17,8 @@ import numpy as np
 
 from batsim_py.decision.events import ProgressNode
 from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
-from batsim_py.sim.engine import EXEC, PUT, SLEEP
+from batsim_py.sim.engine import EXEC, GET, PUT, SLEEP, SPAWN, TIMEOUT
+from batsim_py.sim.usage_trace import rank_traces
 from batsim_py.workload.model import (
     ComposedProfile,
     DataStagingProfile,
@@ -28,6 +29,7 @@ from batsim_py.workload.model import (
     ParallelHomogeneousTotalProfile,
     ParallelProfile,
     Profile,
+    TraceProfile,
 )
 
 PTASK_PROFILES = (
@@ -57,7 +59,7 @@ class JobRun:
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
-        "forgotten", "abandoned", "energy", "storage_mapping",
+        "forgotten", "abandoned", "energy", "storage_mapping", "ranks",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -77,6 +79,7 @@ class JobRun:
         self.abandoned: list[Any] = []  # tasks left running when their walltime was reached
         self.energy: Any = None  # joules of its machines at start, then consumed (with -E)
         self.storage_mapping: Mapping[str, int] | None = None
+        self.ranks: dict[int, Any] = {}  # usage_trace rank actors still running
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
@@ -104,6 +107,8 @@ def _progress(
         return ProgressNode(profile_name=profile.name, progress=(now - info) / profile.delay)
     if isinstance(profile, PTASK_PROFILES) and info:
         return ProgressNode(profile_name=profile.name, progress=1.0 - engine.task_remains(actor))
+    if isinstance(profile, TraceProfile):  # Batsim does not report a trace's progress
+        return ProgressNode(profile_name=profile.name, current_task_index=-1)
     return ProgressNode(profile_name=profile.name, progress=0.0)
 
 
@@ -160,7 +165,7 @@ def execute_profile(
         frame[1] = True  # in a task: its progress is read from the engine on a kill
         start = sim.engine.now
         # The task itself is built when the engine starts it (see Engine._start_task).
-        result, task = yield (EXEC, lambda: ptask_of(sim, run, profile), remaining)
+        result, task = yield (EXEC, lambda: ptask_of(sim, run, profile), remaining)  # noqa: B023
         if remaining >= 0:
             wall.remaining = remaining - (sim.engine.now - start)
         run.frames.pop()
@@ -170,11 +175,71 @@ def execute_profile(
         if result == "cancelled":
             return -2
         return profile.ret
+    if isinstance(profile, TraceProfile) and profile.kind == "usage_trace":
+        ret = yield from execute_usage_trace(sim, run, profile, wall)
+        run.frames.pop()
+        return ret
     raise NotSupportedError(
         f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
         "supported by batsim-py (supported: delay, composed, parallel, parallel_homogeneous, "
-        "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging)"
+        "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging, usage_trace)"
     )
+
+
+def execute_usage_trace(
+    sim: Any, run: JobRun, profile: TraceProfile, wall: Walltime
+) -> Generator[tuple, Any, int]:
+    """Replay one trace per rank, each rank an actor on its host (§4.5), as Batsim does: the
+    job waits for every rank's 4-byte "done" message, within the remaining walltime, and kills
+    the ranks still running when the walltime is reached."""
+    traces = rank_traces(profile)
+    nb_ranks = len(traces)
+    mapping = run.job.description.get("smpi_ranks_to_hosts_mapping")
+    if mapping is None:
+        mapping = [rank % run.job.res for rank in range(nb_ranks)]  # round robin
+    elif len(mapping) != nb_ranks:
+        raise WorkloadError(
+            f"job {run.job.id}: smpi_ranks_to_hosts_mapping has {len(mapping)} entries but "
+            f"profile '{profile.name}' has {nb_ranks} ranks"
+        )
+    executors = run.mapping if run.mapping is not None else range(len(run.alloc))
+    hosts = [sim.hosts[run.alloc[i]] for i in executors]
+    box = f"{run.job.id}_smpi_termination"
+    for rank in range(nb_ranks):
+        host = hosts[mapping[rank]]
+        actor = yield (SPAWN, rank_process(sim, run, traces[rank], rank, host, box),
+                       f"{run.job.id}_{rank}", host)
+        run.ranks[rank] = actor
+    engine = sim.engine
+    remaining = wall.remaining
+    while run.ranks:
+        start = engine.now
+        rank = yield (GET, box, remaining)
+        if rank == TIMEOUT:
+            for actor in run.ranks.values():
+                engine.kill(actor)
+            run.ranks.clear()
+            engine.drop_mailbox(box)
+            return -1
+        del run.ranks[rank]
+        if remaining >= 0:
+            remaining = remaining - (engine.now - start)
+            wall.remaining = remaining
+    engine.drop_mailbox(box)
+    return profile.ret
+
+
+def rank_process(
+    sim: Any, run: JobRun, lines: list[tuple[float, float]], rank: int, host: str, box: str
+) -> Generator[tuple, Any, None]:
+    """One rank: each `m_usage u f` line uses max(round(u x cores), 1) cores of its host, each
+    computing f flops; then it tells the job it is done."""
+    network = sim.engine.network
+    cores = sim.machines_by_host[host].host.cores
+    for usage, flops in lines:
+        k = max(int(usage * cores + 0.5), 1)  # C round(): halves away from zero
+        yield (EXEC, lambda k=k, flops=flops: network.row([host] * k, [flops] * k, None), -1)
+    yield (PUT, rank, sim.cost_between(host, run.host, 4.0), box)
 
 
 def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:

@@ -93,6 +93,7 @@ class Simulation:
 
             self.engine.on_activity_change = update
         self.hosts = [m.host.name for m in machines.all]
+        self.machines_by_host = {m.host.name: m for m in machines.all}
         self.nb_compute = len(machines.compute)
         self.profiles_of = {w.name: dict(w.profiles) for w in self.workloads}
         self.registration_finished = False
@@ -139,6 +140,17 @@ class Simulation:
                 c = (lat, rate, free, host)
             self._costs[host] = c
         return c
+
+    def cost_between(self, src: str, dst: str, nbytes: float) -> tuple:
+        """How a message of `nbytes` from `src` to `dst` travels (latency, lone rate, free,
+        src, dst, nbytes), for messages between actors other than the server."""
+        if self.options.timing == "ideal":
+            return (0.0, float("inf"), True, src, dst, nbytes)
+        route = self.platform.route(src, dst)
+        lat, rate, free = lone_transfer(
+            route.latency, [link.bandwidth for link in route.links], nbytes
+        )
+        return (lat, rate, free, src, dst, nbytes)
 
     def stamp(self) -> float:
         """The timestamp of an event created now, as the protocol shows it (6 decimals).
@@ -679,6 +691,9 @@ class Simulation:
                 if not engine.cancel_task(run.actor):
                     # Not in a parallel task: the executor dies here (return code stays -1).
                     engine.kill(run.actor)
+                    for rank in run.ranks.values():  # usage_trace ranks die with it
+                        engine.kill(rank)
+                    run.ranks.clear()
                     run.state = "COMPLETED_KILLED"
                     self.machine_states.job_ends(run.alloc, now)
                     run.end_time = now
