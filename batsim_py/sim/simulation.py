@@ -174,7 +174,7 @@ class Simulation:
         engine = self.engine
         mailbox = engine.mailbox
         self.events.append(self.simulation_begins())
-        yield from self.send_to_scheduler()
+        yield self.send_to_scheduler()
         handlers = {
             "JOBS": self.on_jobs_submitted,
             "JOB_COMPLETED": self.on_job_completed,
@@ -202,10 +202,10 @@ class Simulation:
                     request[3].actor = child  # the job whose executor this is
             if self.sched_ready and not self.end_acknowledged and not mailbox.has_pending():
                 if self.events:
-                    yield from self.send_to_scheduler()
+                    yield self.send_to_scheduler()
                 elif not self.end_sent and self.everything_done():
                     self.events.append(ev.SimulationEnds(self.stamp()))
-                    yield from self.send_to_scheduler()
+                    yield self.send_to_scheduler()
                     self.end_sent = True
 
     def everything_done(self) -> bool:
@@ -220,7 +220,8 @@ class Simulation:
             and self.nb_switching == 0
         )
 
-    def send_to_scheduler(self) -> Generator[tuple, Any, None]:
+    def send_to_scheduler(self) -> tuple:
+        """Hand the pending events over: the request creating the request-reply actor."""
         events, self.events = self.events, []
         # Batsim forgets a job once its end was sent (or it was rejected): touching it later
         # is the scheduler's mistake (batsim-semantics §3.5).
@@ -231,7 +232,7 @@ class Simulation:
                 self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
-        yield (SPAWN, self.request_reply(self.engine.now, events), "request-reply")
+        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply")
 
     def request_reply(self, now: float, events: list[Any]) -> Generator[tuple, Any, None]:
         engine = self.engine
