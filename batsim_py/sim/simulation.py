@@ -47,7 +47,8 @@ from batsim_py.workload.model import ComposedProfile, Profile, Workload
 log = logging.getLogger(__name__)
 
 MIN_WAIT = 1e-5  # Batsim's smallest CALL_ME_LATER sleep
-Cost = tuple[float, float, bool, str]  # latency, lone rate, free, sender host
+# latency, lone rate, free, sender host, receiver host, bytes
+Cost = tuple[float, float, bool, str, str, float]
 
 
 class Simulation:
@@ -127,23 +128,16 @@ class Simulation:
 
     # ----------------------------------------------------------------- messages
     def cost(self, host: str) -> Cost:
-        """How a 1-byte message from `host` to the master travels (latency, rate, free)."""
+        """How a 1-byte message from `host` to the master (the server) travels, cached."""
         c = self._costs.get(host)
         if c is None:
-            if self.options.timing == "ideal":
-                c = (0.0, float("inf"), True, host)
-            else:
-                route = self.platform.route(host, self.master_host)
-                lat, rate, free = lone_transfer(
-                    route.latency, [link.bandwidth for link in route.links], 1.0
-                )
-                c = (lat, rate, free, host)
-            self._costs[host] = c
+            c = self._costs[host] = self.cost_between(host, self.master_host, 1.0)
         return c
 
-    def cost_between(self, src: str, dst: str, nbytes: float) -> tuple:
-        """How a message of `nbytes` from `src` to `dst` travels (latency, lone rate, free,
-        src, dst, nbytes), for messages between actors other than the server."""
+    def cost_between(self, src: str, dst: str, nbytes: float) -> Cost:
+        """How a message of `nbytes` from `src` to `dst` travels: alone on its route it takes
+        the latency, then `nbytes` at the lone rate (messages sharing links with tasks are
+        re-solved by the engine from `src`, `dst` and `nbytes`)."""
         if self.options.timing == "ideal":
             return (0.0, float("inf"), True, src, dst, nbytes)
         route = self.platform.route(src, dst)
