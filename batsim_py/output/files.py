@@ -6,6 +6,7 @@ Called in a `finally`: a run stopped by a scheduler error still leaves what it s
 from __future__ import annotations
 
 import os
+from itertools import islice
 from typing import Any
 
 from batsim_py.output import jobs_csv, machine_states_csv
@@ -25,8 +26,10 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
             f.write(text)
         written.append(path)
 
-    text, times = jobs_csv.format_rows(sim.job_records)
-    write("jobs.csv", text)
+    path = f"{prefix}_jobs.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        times = jobs_csv.write_rows(sim.job_records, f)
+    written.append(path)
     ms = sim.machine_states
     write(
         "schedule.csv",
@@ -50,8 +53,11 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
         write("pstate_changes.csv", "time,machine_id,new_pstate\n"
               + "".join(r + "\n" for r in trace.pstate_rows))
     if sim.options.machine_state_tracing:
-        write(
-            "machine_states.csv",
-            machine_states_csv.HEADER + "\n" + "".join(r + "\n" for r in ms.rows),
-        )
+        path = f"{prefix}_machine_states.csv"
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(machine_states_csv.HEADER + "\n")
+            rows = ms.rows()
+            while chunk := list(islice(rows, jobs_csv.CHUNK)):
+                f.write("".join(r + "\n" for r in chunk))
+        written.append(path)
     return written

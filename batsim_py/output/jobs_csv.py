@@ -8,12 +8,15 @@ jobs at once when the file is written: numpy's long double is slow one scalar at
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TextIO
 
 import numpy as np
 
 from batsim_py import intervalset
+from batsim_py.workload.model import Job
 
 HEADER = (
     "job_id,workload_name,profile,submission_time,requested_number_of_resources,"
@@ -30,22 +33,22 @@ def ld_text(x: object) -> str:
 
 
 NO_RUNTIME = LD("1e-5")  # Batsim's runtime for a job that took no time
+CHUNK = 20_000  # rows formatted and written at a time: a million-job file never sits in memory
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JobRecord:
-    """A job as it ended: what its row needs (times are the simulation clock's doubles)."""
+    """A job as it ended: what its row needs (times are the simulation clock's doubles).
 
-    name: str
-    workload: str
-    profile: str
-    subtime: float
-    res: int
-    walltime: float
+    The static columns are read from `job`, which the workload keeps anyway (one record per job
+    lives until the end of the run: it must stay small).
+    """
+
+    job: Job
     final_state: str
     starting_time: float  # unused when rejected
     end_time: float  # clock when it finished or was killed; unused when rejected
-    alloc: tuple[int, ...]
+    alloc: Sequence[int]
     consumed_energy: object  # long double joules with -E, None without
     metadata: str
 
@@ -62,61 +65,76 @@ class JobTimes:
     slowdown: np.ndarray
 
 
-def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, dict[int, tuple]]:
-    """Batsim's long double job metrics; also the printed values of each non-rejected row."""
-    ran = [i for i, r in enumerate(records) if r.final_state != "REJECTED"]
-    start = np.array([records[i].starting_time for i in ran], dtype=LD)
-    end = np.array([records[i].end_time for i in ran], dtype=LD)
-    sub = np.array([records[i].subtime for i in ran], dtype=LD)
+def _column(values: list[float]) -> np.ndarray:
+    # Through float64: numpy converts Python floats to long double one slow call at a time.
+    return np.array(values, dtype=np.float64).astype(LD)
+
+
+def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, list[tuple] | None]:
+    """Batsim's long double job metrics, and the printed values (runtime, finish, waiting,
+    turnaround, stretch) of each row, None for a rejected one."""
+    ran = [r for r in records if r.final_state != "REJECTED"]
+    start = _column([r.starting_time for r in ran])
+    end = _column([r.end_time for r in ran])
+    sub = _column([r.job.subtime for r in ran])
     runtime = end - start
     runtime[runtime == 0] = NO_RUNTIME
     finish = start + runtime
     waiting = start - sub
     turnaround = finish - sub
     slowdown = turnaround / runtime
-    printed = zip(
+    printed: list = list(zip(
         runtime.astype(float).tolist(),
         finish.astype(float).tolist(),
         waiting.astype(float).tolist(),
         turnaround.astype(float).tolist(),
         slowdown.astype(float).tolist(),
         strict=True,
-    )
-    columns = dict(zip(ran, printed, strict=True))
+    ))
+    if len(ran) != len(records):
+        it = iter(printed)
+        printed = [None if r.final_state == "REJECTED" else next(it) for r in records]
     times = JobTimes(
-        final_states=tuple(records[i].final_state for i in ran),
+        final_states=tuple(r.final_state for r in ran),
         nb_rejected=len(records) - len(ran),
         waiting=waiting,
         completion=finish,
         turnaround=turnaround,
         slowdown=slowdown,
     )
-    return times, columns
+    return times, printed
+
+
+def _row(r: JobRecord, printed: tuple | None) -> str:
+    job = r.job
+    if printed is None:
+        return '%s,%s,%s,%f,%d,%f,0,REJECTED,,,,,,,,,"%s"' % (
+            job.name, job.workload, job.profile, job.subtime, job.res, job.walltime, r.metadata)
+    runtime, finish, waiting, turnaround, stretch = printed
+    return '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,%s,"%s"' % (
+        job.name, job.workload, job.profile, job.subtime, job.res, job.walltime,
+        1 if r.final_state == "COMPLETED_SUCCESSFULLY" else 0, r.final_state,
+        r.starting_time, runtime, finish, waiting, turnaround, stretch,
+        intervalset.format(r.alloc),
+        "-1.000000" if r.consumed_energy is None else ld_text(r.consumed_energy),
+        r.metadata,
+    )
+
+
+def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
+    """Write the whole file (header included); return the metrics schedule.csv needs."""
+    times, printed = compute_times(records)
+    out.write(HEADER + "\n")
+    for lo in range(0, len(records), CHUNK):
+        hi = lo + CHUNK
+        out.write("".join(
+            _row(r, p) + "\n" for r, p in zip(records[lo:hi], printed[lo:hi], strict=True)
+        ))
+    return times
 
 
 def format_rows(records: Sequence[JobRecord]) -> tuple[str, JobTimes]:
-    """The whole file (header included) and the metrics schedule.csv needs."""
-    times, columns = compute_times(records)
-    lines = [HEADER]
-    fmt = '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,%s,"%s"'
-    for i, r in enumerate(records):
-        if r.final_state == "REJECTED":
-            lines.append(
-                '%s,%s,%s,%f,%d,%f,0,REJECTED,,,,,,,,,"%s"'
-                % (r.name, r.workload, r.profile, r.subtime, r.res, r.walltime, r.metadata)
-            )
-            continue
-        runtime, finish, waiting, turnaround, stretch = columns[i]
-        lines.append(
-            fmt
-            % (
-                r.name, r.workload, r.profile, r.subtime, r.res, r.walltime,
-                1 if r.final_state == "COMPLETED_SUCCESSFULLY" else 0, r.final_state,
-                r.starting_time, runtime, finish, waiting, turnaround, stretch,
-                intervalset.format(r.alloc),
-                "-1.000000" if r.consumed_energy is None else ld_text(r.consumed_energy),
-                r.metadata,
-            )
-        )
-    lines.append("")
-    return "\n".join(lines), times
+    """The whole file as a string (tests, small runs), and the metrics."""
+    buffer = io.StringIO()
+    times = write_rows(records, buffer)
+    return buffer.getvalue(), times

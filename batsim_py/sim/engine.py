@@ -49,6 +49,7 @@ COMM, TASK = 0, 1
 
 PRECISION_TIMING = 1e-9  # SimGrid's precision/timing: countdowns below it are done
 PRECISION_WORK = 1e-14  # precision/work-amount x precision/timing: remaining work snap
+DELTAS = 1 << 16  # steps recorded before the pending sleeps are brought up to date
 WINDOW = 1e-3  # sleeps this close to the earliest one are brought up to date exactly
 
 Request = tuple
@@ -156,7 +157,7 @@ class Engine:
         # a single-host task as it starts: True), its rate still counted: the update points of
         # SimGrid's energy plugin. None when energy is not simulated.
         self.on_activity_change: Any = None
-        self._deltas = np.empty(4096)
+        self._deltas = np.empty(DELTAS)  # the step deltas, since the last rebase
         self._k = 0  # number of steps taken
         self._seq = 0
 
@@ -388,6 +389,17 @@ class Engine:
             s.rem = float(np.subtract.accumulate(seq)[-1])
         s.upd = k
 
+    def _rebase(self) -> int:
+        """The step record is full: bring every pending sleep up to date (the same
+        subtractions it would get later, in the same order) and start the record again."""
+        k = self._k
+        for _, _, s in self._sleeps:
+            if s.actor is not None:
+                self._catch_up(s, k)
+            s.upd = 0
+        self._k = 0
+        return 0
+
     def _step(self) -> bool:
         """One SimGrid engine step: advance to the next completion, wake the actors."""
         now = self.now
@@ -426,10 +438,9 @@ class Engine:
             return False
 
         self.now = now = now + delta
-        deltas = self._deltas
-        if k == len(deltas):
-            self._deltas = deltas = np.concatenate((deltas, np.empty(len(deltas))))
-        deltas[k] = delta
+        if k == DELTAS:
+            k = self._rebase()
+        self._deltas[k] = delta
         self._k = k + 1
 
         done: list[Any] = []
@@ -521,9 +532,9 @@ class Engine:
         heap = self._sleeps
         if heap and heap[0][0] <= now + d1 + d2 + WINDOW:
             return False
+        if k + 2 > DELTAS:
+            k = self._rebase()
         deltas = self._deltas
-        if k + 2 > len(deltas):
-            self._deltas = deltas = np.concatenate((deltas, np.empty(len(deltas))))
         deltas[k] = d1
         deltas[k + 1] = d2
         self._k = k + 2

@@ -53,13 +53,16 @@ def final_state(return_code: int) -> str:
     return STATE_OF_RETURN_CODE[return_code]
 
 
+_NO_RANKS: dict[int, Any] = {}  # shared by the jobs that have no ranks (never written to)
+
+
 class JobRun:
     """Mutable record of one job in the simulation (the static facts are in `job`)."""
 
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
-        "forgotten", "abandoned", "energy", "storage_mapping", "ranks",
+        "abandoned", "energy", "storage_mapping", "ranks",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -75,11 +78,11 @@ class JobRun:
         self.actor: Any = None
         self.kill_requested = False
         self.reported = False
-        self.forgotten = False  # its end was sent to the scheduler: Batsim deleted it
-        self.abandoned: list[Any] = []  # tasks left running when their walltime was reached
+        # Tasks left running when their walltime was reached (a list once there is one).
+        self.abandoned: list[Any] | tuple[()] = ()
         self.energy: Any = None  # joules of its machines at start, then consumed (with -E)
         self.storage_mapping: Mapping[str, int] | None = None
-        self.ranks: dict[int, Any] = {}  # usage_trace rank actors still running
+        self.ranks: dict[int, Any] = _NO_RANKS  # usage_trace rank actors still running
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
@@ -170,6 +173,8 @@ def execute_profile(
             wall.remaining = remaining - (sim.engine.now - start)
         run.frames.pop()
         if result == "timeout":
+            if not run.abandoned:
+                run.abandoned = []
             run.abandoned.append(task)  # still running until Batsim forgets the job
             return -1
         if result == "cancelled":
@@ -205,6 +210,7 @@ def execute_usage_trace(
     executors = run.mapping if run.mapping is not None else range(len(run.alloc))
     hosts = [sim.hosts[run.alloc[i]] for i in executors]
     box = f"{run.job.id}_smpi_termination"
+    run.ranks = {}
     for rank in range(nb_ranks):
         host = hosts[mapping[rank]]
         actor = yield (SPAWN, rank_process(sim, run, traces[rank], rank, host, box),

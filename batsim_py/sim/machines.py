@@ -14,6 +14,9 @@ time, so jobs on a thousand machines stay cheap.
 from __future__ import annotations
 
 import math
+from array import array
+from collections.abc import Iterator
+from itertools import chain
 
 import numpy as np
 
@@ -27,7 +30,7 @@ SMALL = 8  # allocations up to this size are updated machine by machine
 
 class MachineStates:
     __slots__ = ("state", "last_change", "nb_jobs", "counts", "_time", "_ends", "_starts",
-                 "rows", "tracing")
+                 "_row_times", "_row_counts", "tracing")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
         self.state = [IDLE] * nb_machines
@@ -36,9 +39,13 @@ class MachineStates:
         self.counts = [0] * 6
         self.counts[IDLE] = nb_compute
         self._time = np.zeros((len(NAMES), nb_machines), dtype=LD)  # block path sums
-        self._ends: list[list[float]] = [[] for _ in NAMES]  # machine-by-machine path
-        self._starts: list[list[float]] = [[] for _ in NAMES]
-        self.rows: list[str] = []
+        # Machine-by-machine path: the two ends of each interval, in flat double arrays (a
+        # million-job run records millions of them).
+        self._ends = [array("d") for _ in NAMES]
+        self._starts = [array("d") for _ in NAMES]
+        # machine_states.csv rows, kept as numbers and formatted when the file is written.
+        self._row_times = array("d")
+        self._row_counts = array("i")
         self.tracing = tracing
 
     def set(self, machine: int, new: int, now: float) -> None:
@@ -91,11 +98,17 @@ class MachineStates:
     def write_row(self, now: float) -> None:
         if self.tracing:
             c = self.counts
-            self.rows.append(
-                machine_states_csv.format_row(
-                    now, c[SLEEPING], c[SWITCHING_ON], c[SWITCHING_OFF], c[IDLE], c[COMPUTING]
-                )
-            )
+            self._row_times.append(now)
+            self._row_counts.extend((c[SLEEPING], c[SWITCHING_ON], c[SWITCHING_OFF], c[IDLE],
+                                     c[COMPUTING]))
+
+    def rows(self) -> Iterator[str]:
+        """The rows of machine_states.csv written so far, header excluded."""
+        counts = self._row_counts
+        fmt = machine_states_csv.format_row
+        for i, now in enumerate(self._row_times):
+            j = 5 * i
+            yield fmt(now, *counts[j:j + 5])
 
     def time_in(self) -> dict[str, float]:
         """Seconds spent in each state over all machines (closed intervals only)."""
@@ -103,6 +116,6 @@ class MachineStates:
         for i, name in enumerate(NAMES):
             row = self._time[i]
             blocks = np.add.accumulate(row)[-1] if len(row) else LD(0)
-            singles = math.fsum(self._ends[i] + [-t for t in self._starts[i]])
+            singles = math.fsum(chain(self._ends[i], (-t for t in self._starts[i])))
             out[name] = float(blocks + LD(singles))
         return out

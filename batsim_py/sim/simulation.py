@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time as wallclock
+from collections import ChainMap
 from collections.abc import Generator, Sequence
 from typing import Any
 
@@ -101,7 +102,10 @@ class Simulation:
         self.static_ids = {j.id for w in self.workloads for j in w.jobs}
         self._costs: dict[str, Cost] = {}
 
-        self.runs: dict[str, JobRun] = {}
+        self.runs: dict[str, JobRun] = {}  # the jobs Batsim still knows
+        # Final state of the jobs Batsim forgot (their end was sent to the scheduler): their
+        # run records are dropped, a million-job run would otherwise keep them all.
+        self.ended: dict[str, str] = {}
         self.events: list[Any] = []
         self.sched_ready = False
         self.end_sent = False
@@ -219,9 +223,11 @@ class Simulation:
         events, self.events = self.events, []
         # Batsim forgets a job once its end was sent (or it was rejected): touching it later
         # is the scheduler's mistake (batsim-semantics §3.5).
+        runs = self.runs
+        ended = self.ended
         for job_id in self._to_forget:
-            run = self.runs[job_id]
-            run.forgotten = True
+            run = runs.pop(job_id)
+            ended[job_id] = run.state
             for task in run.abandoned:  # deleting the job drops its last task reference
                 self.engine.drop_task(task)
         self._to_forget.clear()
@@ -254,7 +260,8 @@ class Simulation:
                     register_profile(decision, self.profiles_of)
                     msg = ("PROFILE_REGISTERED",)
                 else:
-                    job = register_job(decision, self.profiles_of, self.runs, self.static_ids)
+                    job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
+                                       self.static_ids)
                     self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
                     msg = ("REGISTERED", job)
             if decision.timestamp > engine.now:
@@ -377,8 +384,8 @@ class Simulation:
         _, ids, progress = msg
         now = self.stamp()
         for job_id in ids:
-            run = self.runs[job_id]
-            if run.state == "COMPLETED_KILLED" and not run.reported:
+            run = self.runs.get(job_id)  # None: it ended on its own and was reported already
+            if run is not None and run.state == "COMPLETED_KILLED" and not run.reported:
                 run.reported = True
                 self.nb_running -= 1
                 self.nb_completed += 1
@@ -428,14 +435,15 @@ class Simulation:
     def job_for(self, decision: Any, job_id: str) -> JobRun:
         run = self.runs.get(job_id)
         if run is None:
+            state = self.ended.get(job_id)
+            if state is not None:
+                raise SchedulerError(
+                    f"{_name(decision)} at t={self.engine.now:f}: job '{job_id}' is over "
+                    f"({state}) and was already reported to the scheduler"
+                )
             raise SchedulerError(
                 f"{_name(decision)} at t={self.engine.now:f}: job '{job_id}' does not exist "
                 "(not submitted yet, or unknown id)"
-            )
-        if run.forgotten:
-            raise SchedulerError(
-                f"{_name(decision)} at t={self.engine.now:f}: job '{job_id}' is over "
-                f"({run.state}) and was already reported to the scheduler"
             )
         return run
 
@@ -717,8 +725,7 @@ class Simulation:
         self._to_forget.append(job.id)
         self.job_records.append(
             jobs_csv.JobRecord(
-                job.name, job.workload, job.profile, job.subtime, job.res, job.walltime,
-                run.state, run.starting_time, run.end_time, run.alloc,
+                job, run.state, run.starting_time, run.end_time, run.alloc,
                 run.energy if self.energy_trace is not None else None, run.metadata,
             )
         )

@@ -75,11 +75,13 @@ def job_identifier(raw: Any, *, workload: str, where: str) -> tuple[str, str]:
     return wl, name
 
 
-def parse_job(obj: Mapping[str, Any], *, workload: str, source: str) -> Job:
+def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool = False) -> Job:
     """Validate a job of workload `workload` read from file `source`.
 
     `description` is the original object with "id" replaced by the full identifier, key order
     and JSON number types preserved, because that is what Batsim forwards to the scheduler.
+    `owned`: `obj` was parsed for this job alone and becomes the description itself (no copy:
+    a million-job workload keeps a million of them).
     """
     if type(obj) is not dict and not isinstance(obj, Mapping):
         raise WorkloadError(f"{source}: a job must be a JSON object, got {type_name(obj)}")
@@ -113,7 +115,7 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str) -> Job:
     if mapping is not None:
         _check_rank_mapping(where, mapping, res)
 
-    description = dict(obj)
+    description = obj if owned and type(obj) is dict else dict(obj)
     description["id"] = full_id  # same key position: dict assignment keeps insertion order
     return Job(full_id, wl, name, float(subtime), float(walltime), res, profile, description)
 

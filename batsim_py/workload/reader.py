@@ -85,8 +85,11 @@ def _listing(names: Iterable[str], limit: int = 10) -> str:
     return text or "none"
 
 
-def parse_workload(data: Any, *, name: str, path: str, source: str) -> Workload:
-    """Validate already-parsed JSON `data` as workload `name` (file `source`)."""
+def parse_workload(
+    data: Any, *, name: str, path: str, source: str, owned: bool = False
+) -> Workload:
+    """Validate already-parsed JSON `data` as workload `name` (file `source`); `owned`: the
+    job objects of `data` may become the jobs' descriptions (nothing else holds `data`)."""
     if not isinstance(data, Mapping):
         raise WorkloadError(
             f"{source}: the top level must be a JSON object with 'nb_res', 'profiles' and "
@@ -118,7 +121,7 @@ def parse_workload(data: Any, *, name: str, path: str, source: str) -> Workload:
         pname: parse_profile(pname, pobj, source=source, base_dir=base_dir)
         for pname, pobj in raw_profiles.items()
     }
-    jobs = tuple(parse_job(obj, workload=name, source=source) for obj in raw_jobs)
+    jobs = tuple(parse_job(obj, workload=name, source=source, owned=owned) for obj in raw_jobs)
 
     _check_jobs(jobs, profiles, source)
     _check_references(profiles, source)
@@ -189,4 +192,4 @@ def load_workload(path: str, name: str) -> Workload:
     Error messages name the file as the user gave it.
     """
     data = read_json(path, source=path)
-    return parse_workload(data, name=name, path=absolute_path(path), source=path)
+    return parse_workload(data, name=name, path=absolute_path(path), source=path, owned=True)

@@ -214,3 +214,30 @@ def test_a_cancelled_sleep_does_not_hide_later_ones() -> None:
     engine.spawn(killer(v))
     engine.run()
     assert ends == ["later at 100.0"]
+
+
+def test_rebasing_the_step_record_changes_no_date(monkeypatch) -> None:
+    """Bringing pending sleeps up to date early (record full) gives the same floats."""
+    import batsim_py.sim.engine as engine_module
+
+    def scenario() -> list[float]:
+        engine = Engine()
+        ends: list[float] = []
+
+        def ticker():
+            for _ in range(300):
+                yield (SLEEP, 0.1)
+
+        def sleeper(d: float):
+            yield (SLEEP, d)
+            ends.append(engine.now)
+
+        engine.spawn(ticker())
+        for d in (17.3, 0.35, 29.999, 12.0000001):
+            engine.spawn(sleeper(d))
+        engine.run()
+        return ends
+
+    normal = scenario()
+    monkeypatch.setattr(engine_module, "DELTAS", 7)
+    assert scenario() == normal
