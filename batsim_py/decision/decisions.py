@@ -2,6 +2,10 @@
 
 Every decision carries the simulated time at which the scheduler took it; a `Reply` also carries
 the scheduler's `now` (a `now` above the request's means the scheduler took that long).
+
+Records are slotted dataclasses, immutable by convention but not `frozen`: a frozen
+dataclass's `__init__` sets each field through `object.__setattr__`, four times slower, and
+hundreds of thousands of these are made per run (they stay hashable: `unsafe_hash`).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ExecuteJob:
     timestamp: float
     job_id: str
@@ -20,53 +24,53 @@ class ExecuteJob:
     storage_mapping: Mapping[str, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class RejectJob:
     timestamp: float
     job_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class KillJob:
     timestamp: float
     job_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class CallMeLater:
     timestamp: float
     at: float  # the requested wake-up time (the JSON field "timestamp" of its data)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SetResourceState:
     timestamp: float
     resources: tuple[int, ...]
     state: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SetJobMetadata:
     timestamp: float
     job_id: str
     metadata: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ChangeJobState:
     timestamp: float
     job_id: str
     job_state: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class RegisterJob:
     timestamp: float
     job_id: str
     job: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class RegisterProfile:
     timestamp: float
     workload_name: str
@@ -74,19 +78,19 @@ class RegisterProfile:
     profile: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class NotifyDecision:
     timestamp: float
     type: str  # "registration_finished" | "continue_registration"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Query:
     timestamp: float
     requests: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ToJobMsg:
     timestamp: float
     job_id: str
@@ -109,7 +113,7 @@ Decision = Union[
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Reply:
     now: float
     decisions: tuple[Decision, ...] = field(default_factory=tuple)

@@ -2,6 +2,10 @@
 
 Transport-free: the ZeroMQ peer turns them into Batsim JSON in `protocol/`, in-process
 schedulers read them directly. Field names follow the Batsim protocol.
+
+Records are slotted dataclasses, immutable by convention but not `frozen`: a frozen
+dataclass's `__init__` sets each field through `object.__setattr__`, four times slower, and
+hundreds of thousands of these are made per run (they stay hashable: `unsafe_hash`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any, Union
 from batsim_py.workload.model import Job, Profile
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Resource:
     id: int
     name: str
@@ -22,7 +26,7 @@ class Resource:
     zone_properties: Mapping[str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SimulationBegins:
     timestamp: float
     nb_resources: int
@@ -37,7 +41,7 @@ class SimulationBegins:
     profiles: Mapping[str, Mapping[str, Profile]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class JobSubmitted:
     timestamp: float
     job: Job
@@ -48,7 +52,7 @@ class JobSubmitted:
         return self.job.id
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class JobCompleted:
     timestamp: float
     job_id: str
@@ -57,7 +61,7 @@ class JobCompleted:
     alloc: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ProgressNode:
     """Progress of a killed job's profile: a leaf has `progress`, a sequence the current task."""
 
@@ -67,26 +71,26 @@ class ProgressNode:
     current_task: ProgressNode | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class JobKilled:
     timestamp: float
     job_ids: tuple[str, ...]
     job_progress: Mapping[str, ProgressNode] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ResourceStateChanged:
     timestamp: float
     resources: tuple[int, ...]
     state: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class RequestedCall:
     timestamp: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Notify:
     """NOTIFY events: `no_more_static_job_to_submit`, `no_more_external_event_to_occur`,
     `event_machine_(un)available` (with resources) and generic external events (with data)."""
@@ -97,20 +101,20 @@ class Notify:
     data: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Answer:
     timestamp: float
     consumed_energy: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class FromJobMsg:
     timestamp: float
     job_id: str
     msg: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SimulationEnds:
     timestamp: float
 

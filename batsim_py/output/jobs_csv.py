@@ -70,9 +70,9 @@ def _column(values: list[float]) -> np.ndarray:
     return np.array(values, dtype=np.float64).astype(LD)
 
 
-def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, list[tuple] | None]:
-    """Batsim's long double job metrics, and the printed values (runtime, finish, waiting,
-    turnaround, stretch) of each row, None for a rejected one."""
+def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, np.ndarray, np.ndarray]:
+    """Batsim's long double job metrics, with the runtime and finish columns (non-rejected
+    rows, in row order)."""
     ran = [r for r in records if r.final_state != "REJECTED"]
     start = _column([r.starting_time for r in ran])
     end = _column([r.end_time for r in ran])
@@ -83,17 +83,6 @@ def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, list[tuple] |
     waiting = start - sub
     turnaround = finish - sub
     slowdown = turnaround / runtime
-    printed: list = list(zip(
-        runtime.astype(float).tolist(),
-        finish.astype(float).tolist(),
-        waiting.astype(float).tolist(),
-        turnaround.astype(float).tolist(),
-        slowdown.astype(float).tolist(),
-        strict=True,
-    ))
-    if len(ran) != len(records):
-        it = iter(printed)
-        printed = [None if r.final_state == "REJECTED" else next(it) for r in records]
     times = JobTimes(
         final_states=tuple(r.final_state for r in ran),
         nb_rejected=len(records) - len(ran),
@@ -102,7 +91,7 @@ def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, list[tuple] |
         turnaround=turnaround,
         slowdown=slowdown,
     )
-    return times, printed
+    return times, runtime, finish
 
 
 def _row(r: JobRecord, printed: tuple | None) -> str:
@@ -122,13 +111,23 @@ def _row(r: JobRecord, printed: tuple | None) -> str:
 
 
 def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
-    """Write the whole file (header included); return the metrics schedule.csv needs."""
-    times, printed = compute_times(records)
+    """Write the whole file (header included); return the metrics schedule.csv needs.
+
+    Rows are formatted a chunk at a time, the printed doubles taken from the long double
+    columns as the chunk needs them.
+    """
+    times, runtime, finish = compute_times(records)
+    columns = (runtime, finish, times.waiting, times.turnaround, times.slowdown)
     out.write(HEADER + "\n")
+    j = 0  # next row of the columns (rejected jobs have none)
     for lo in range(0, len(records), CHUNK):
-        hi = lo + CHUNK
+        chunk = records[lo:lo + CHUNK]
+        n = sum(1 for r in chunk if r.final_state != "REJECTED")
+        printed = iter(zip(*(c[j:j + n].astype(float).tolist() for c in columns), strict=True))
+        j += n
         out.write("".join(
-            _row(r, p) + "\n" for r, p in zip(records[lo:hi], printed[lo:hi], strict=True)
+            _row(r, None if r.final_state == "REJECTED" else next(printed)) + "\n"
+            for r in chunk
         ))
     return times
 

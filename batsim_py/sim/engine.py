@@ -33,6 +33,7 @@ loading its resources, as SimGrid's `wait_for` leaves it, until `drop_task`.
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from collections.abc import Generator
 from heapq import heappop, heappush
@@ -157,7 +158,7 @@ class Engine:
         # a single-host task as it starts: True), its rate still counted: the update points of
         # SimGrid's energy plugin. None when energy is not simulated.
         self.on_activity_change: Any = None
-        self._deltas = np.empty(DELTAS)  # the step deltas, since the last rebase
+        self._deltas = array("d")  # the step deltas, since the last rebase
         self._k = 0  # number of steps taken
         self._seq = 0
 
@@ -377,15 +378,16 @@ class Engine:
         n = k - s.upd
         if n <= 0:
             return
-        if n <= 16:
+        if n <= 32:
             rem = s.rem
-            for d in self._deltas[s.upd:k].tolist():
+            for d in self._deltas[s.upd:k]:
                 rem -= d
             s.rem = rem
         else:
             seq = np.empty(n + 1)
             seq[0] = s.rem
-            seq[1:] = self._deltas[s.upd:k]
+            # A view on the record, dropped at once (the record cannot grow while viewed).
+            seq[1:] = np.frombuffer(self._deltas, count=k)[s.upd:]
             s.rem = float(np.subtract.accumulate(seq)[-1])
         s.upd = k
 
@@ -397,6 +399,7 @@ class Engine:
             if s.actor is not None:
                 self._catch_up(s, k)
             s.upd = 0
+        del self._deltas[:]
         self._k = 0
         return 0
 
@@ -440,7 +443,7 @@ class Engine:
         self.now = now = now + delta
         if k == DELTAS:
             k = self._rebase()
-        self._deltas[k] = delta
+        self._deltas.append(delta)
         self._k = k + 1
 
         done: list[Any] = []
@@ -535,8 +538,8 @@ class Engine:
         if k + 2 > DELTAS:
             k = self._rebase()
         deltas = self._deltas
-        deltas[k] = d1
-        deltas[k + 1] = d2
+        deltas.append(d1)
+        deltas.append(d2)
         self._k = k + 2
         self.now = (now + d1) + d2
         if c.remains - c.lone_rate * d2 >= PRECISION_WORK:  # pragma: no cover - x*(1/x) == 1
