@@ -16,11 +16,7 @@ from batsim_py.decision.decisions import CallMeLater, Reply
 from batsim_py.decision.events import Event
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.rapidjson_number import wire_value
-
-
-def wire_time(t: float) -> float:
-    """The value a scheduler parses from Batsim's `%.6f`."""
-    return float("%.6f" % t)
+from batsim_py.wire import wire_time
 
 
 class InProcess(DecisionProcess):

@@ -43,6 +43,7 @@ from batsim_py.sim.options import Options
 from batsim_py.sim.pstates import COMPUTATION, SLEEP, PStates, Switches
 from batsim_py.sim.registration import check_open, register_job, register_profile
 from batsim_py.sim.submitter import event_submitter_process, submitter_process
+from batsim_py.wire import wire_time
 from batsim_py.workload.model import ComposedProfile, Profile, Workload
 
 log = logging.getLogger(__name__)
@@ -159,7 +160,7 @@ class Simulation:
         now = self.engine.now
         if now != self._stamp_of:  # events often share a date: format it once
             self._stamp_of = now
-            self._stamp = float("%.6f" % now)
+            self._stamp = wire_time(now)
         return self._stamp
 
     def spawn(self, gen: Any, name: str = "", host: str = "", run: JobRun | None = None) -> None:

@@ -1,0 +1,33 @@
+"""wire_time must be exactly what a scheduler reads back from Batsim's "%.6f"."""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+
+from batsim_py.wire import wire_time
+
+
+def _samples(n: int):
+    rng = random.Random(7)
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.25:
+            yield rng.uniform(0, 1e6)
+        elif r < 0.5:  # near the 6th-decimal rounding boundaries
+            yield rng.randint(0, 10**9) / 1e6 + rng.choice([0, 5e-7, -5e-7, 1e-12, -1e-12])
+        elif r < 0.75:  # any bit pattern
+            x = struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+            if math.isfinite(x) and abs(x) < 1e300:
+                yield x
+        else:
+            yield rng.uniform(-1, 1) * 10 ** rng.randint(-12, 15)
+    yield from (0.0, -0.0, -1e-9, 4.9999995e-7, 0.0000005, 1.0000005, 2.5e-7, -2.5e-7)
+
+
+def test_wire_time_is_the_printed_value_read_back() -> None:
+    for x in _samples(200_000):
+        expected = float("%.6f" % x)
+        got = wire_time(x)
+        assert got == expected and math.copysign(1, got) == math.copysign(1, expected), x
