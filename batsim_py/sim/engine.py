@@ -285,6 +285,8 @@ class Engine:
         """Run rounds and steps until nothing can happen any more."""
         sleeps = self._sleeps
         mailbox = self.mailbox
+        start_comm = self._start_comm
+        step = self._step
         while True:
             to_run = self.to_run
             while to_run:
@@ -307,7 +309,13 @@ class Engine:
                     kind = request[0]
                     if kind == PUT:
                         if len(request) == 3:
-                            mailbox.post(actor, request[1], request[2])
+                            receiver = mailbox.waiting
+                            if receiver is not None and mailbox.guard is None:
+                                # Mailbox.post, inlined: the server waits (most messages).
+                                mailbox.waiting = None
+                                start_comm(actor, request[1], request[2], receiver, False)
+                            else:
+                                mailbox.post(actor, request[1], request[2])
                         else:
                             self.mailbox_named(request[3]).post(actor, request[1], request[2])
                     elif kind == GET:
@@ -322,7 +330,7 @@ class Engine:
                         actor.action = s
                         heappush(sleeps, (s.end, s.seq, s))
                     elif kind == SPAWN:
-                        child = Actor(request[1], *request[2:])
+                        child = Actor(*request[1:])
                         self.to_run.append(child)
                         actor.value = child
                         self.to_run.append(actor)
@@ -331,18 +339,23 @@ class Engine:
                     else:  # pragma: no cover - programming error
                         raise ValueError(f"unknown request {request!r}")
                 to_run = self.to_run
-            if not self._step():
+            if not step():
                 return
 
     def _start_comm(
         self, sender: Actor, msg: Any, cost: tuple, receiver: Actor, sender_first: bool,
     ) -> None:
         self._seq += 1
-        latency, rate, free, host = cost[:4]
+        if len(cost) == 6:
+            latency, rate, free, c_host, c_dst, c_nbytes = cost
+        else:  # (latency, rate, free, host): a 1-byte message to the master host
+            latency, rate, free, c_host = cost
+            c_dst, c_nbytes = "", 1.0
         c = _Action(COMM, latency, 0.0 if free else 1.0, self._seq)
         c.lone_rate = rate
-        c.host = host
-        c.dst, c.nbytes = (cost[4], cost[5]) if len(cost) > 4 else ("", 1.0)
+        c.host = c_host
+        c.dst = c_dst
+        c.nbytes = c_nbytes
         c.sender = sender
         c.receiver = receiver
         c.msg = msg
@@ -378,7 +391,7 @@ class Engine:
         n = k - s.upd
         if n <= 0:
             return
-        if n <= 32:
+        if n <= 64:  # below that, numpy's set-up costs more than a loop
             rem = s.rem
             for d in self._deltas[s.upd:k]:
                 rem -= d

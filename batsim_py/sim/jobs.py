@@ -329,9 +329,23 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
         run.energy = trace.on_machines(run.alloc)
         trace.entry(run.starting_time, "s")
     sim.machine_states.job_starts(run.alloc, run.starting_time)
-    ret = yield from execute_profile(
-        sim, run, run.profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
-    )
+    profile = run.profile
+    if type(profile) is DelayProfile:
+        # The common case, as execute_profile would run it, without its generator.
+        run.frames.append([profile, run.starting_time])
+        delay = profile.delay
+        walltime = run.job.walltime
+        if walltime < 0 or delay < walltime:
+            yield (SLEEP, delay)
+            ret = profile.ret
+        else:
+            yield (SLEEP, walltime)
+            ret = -1
+        run.frames.pop()
+    else:
+        ret = yield from execute_profile(
+            sim, run, profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
+        )
     sim.on_job_finished(run, ret)
     if run.state != "COMPLETED_KILLED":  # a kill reports through the killer
         yield (PUT, ("JOB_COMPLETED", run), sim.cost(run.host))

@@ -166,7 +166,7 @@ class Simulation:
     def spawn(self, gen: Any, name: str = "", host: str = "", run: JobRun | None = None) -> None:
         """Create an actor from a server handler (the server yields for it after handling);
         `run`: the job it executes, which keeps a handle on its executor (kills)."""
-        self._spawns.append((SPAWN, gen, name, run, host))
+        self._spawns.append(((SPAWN, gen, name, host), run))
 
     # ------------------------------------------------------------------- server
     def server(self) -> Generator[tuple, Any, None]:
@@ -191,15 +191,17 @@ class Simulation:
         }
         spawns = self._spawns
         get = (GET,)
+        pending = mailbox.queue  # Batsim's mailbox_empty check: is a message posted already?
         while not self.end_acknowledged:
             msg = yield get
             handlers[msg[0]](msg)
-            while spawns:
-                request = spawns.pop(0)
-                child = yield request[:3] + request[4:]
-                if request[3] is not None:
-                    request[3].actor = child  # the job whose executor this is
-            if self.sched_ready and not self.end_acknowledged and not mailbox.has_pending():
+            if spawns:
+                for request, run in spawns:
+                    child = yield request
+                    if run is not None:
+                        run.actor = child  # the job whose executor this is
+                spawns.clear()
+            if self.sched_ready and not self.end_acknowledged and not pending:
                 if self.events:
                     yield self.send_to_scheduler()
                 elif not self.end_sent and self.everything_done():
@@ -253,7 +255,9 @@ class Simulation:
         for decision in reply.decisions:
             kind = type(decision)
             msg: tuple = ("DECISION", decision)
-            if kind is d.RegisterProfile or kind is d.RegisterJob:
+            if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
+                pass
+            elif kind is d.RegisterProfile or kind is d.RegisterJob:
                 # Parsed as soon as the reply is read, like Batsim.
                 check_open(self.options.dynamic_jobs, self.registration_finished,
                            _name(decision))

@@ -8,6 +8,7 @@ so each wake-up is late by the time the previous batch took to be delivered.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -27,10 +28,11 @@ def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, Non
     trace = sim.energy_trace
 
     def first_job() -> None:
-        if trace is not None and trace.first_submission is None:
+        if trace.first_submission is None:
             trace.first_submission = trace.total()  # Batsim's origin of consumed_joules
 
-    yield from _submit(sim, submission_order(workload), _subtime, "JOBS", "BYE", first_job)
+    yield from _submit(sim, submission_order(workload), _subtime, "JOBS", "BYE",
+                       first_job if trace is not None else None)
 
 
 def event_submitter_process(sim: Any, events: Any) -> Generator[tuple, Any, None]:
@@ -38,12 +40,8 @@ def event_submitter_process(sim: Any, events: Any) -> Generator[tuple, Any, None
     yield from _submit(sim, events.events, _timestamp, "EVENTS", "EVENTS_BYE", None)
 
 
-def _subtime(job: Job) -> float:
-    return job.subtime
-
-
-def _timestamp(event: Any) -> float:
-    return event.timestamp
+_subtime = attrgetter("subtime")
+_timestamp = attrgetter("timestamp")
 
 
 def _submit(
@@ -56,8 +54,7 @@ def _submit(
     yield (PUT, ("HELLO",), cost)
     current = engine.now
     batch: list = []
-    for item in items:
-        due = date(item)
+    for item, due in zip(items, map(date, items), strict=True):
         if due > current:
             if batch:
                 yield (PUT, (batch_kind, batch), cost)
