@@ -6,7 +6,6 @@ Called in a `finally`: a run stopped by a scheduler error still leaves what it s
 from __future__ import annotations
 
 import os
-from itertools import islice
 from typing import Any
 
 from batsim_py.output import jobs_csv, machine_states_csv
@@ -56,8 +55,7 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
         path = f"{prefix}_machine_states.csv"
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(machine_states_csv.HEADER + "\n")
-            rows = ms.rows()
-            while chunk := list(islice(rows, jobs_csv.CHUNK)):
-                f.write("".join(r + "\n" for r in chunk))
+            for text in ms.text_chunks(jobs_csv.CHUNK):
+                f.write(text)
         written.append(path)
     return written

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TextIO
 
 import numpy as np
@@ -123,13 +124,34 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     for lo in range(0, len(records), CHUNK):
         chunk = records[lo:lo + CHUNK]
         n = sum(1 for r in chunk if r.final_state != "REJECTED")
-        printed = iter(zip(*(c[j:j + n].astype(float).tolist() for c in columns), strict=True))
+        values = [c[j:j + n].astype(float).tolist() for c in columns]
         j += n
+        if n == len(chunk) and all(r.consumed_energy is None for r in chunk):
+            out.write(_plain_chunk(chunk, values))
+            continue
+        printed = iter(zip(*values, strict=True))
         out.write("".join(
             _row(r, None if r.final_state == "REJECTED" else next(printed)) + "\n"
             for r in chunk
         ))
     return times
+
+
+_PLAIN_ROW = '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,-1.000000,"%s"\n'
+
+
+def _plain_chunk(chunk: Sequence[JobRecord], values: list[list[float]]) -> str:
+    """Rows of jobs that all ran, without energy: one C-level `%` for the whole chunk (the
+    same text as `_row`, a third of the time)."""
+    fmt = intervalset.format
+    flat = list(chain.from_iterable(
+        (r.job.name, r.job.workload, r.job.profile, r.job.subtime, r.job.res, r.job.walltime,
+         1 if r.final_state == "COMPLETED_SUCCESSFULLY" else 0, r.final_state,
+         r.starting_time, runtime, finish, waiting, turnaround, stretch, fmt(r.alloc),
+         r.metadata)
+        for r, runtime, finish, waiting, turnaround, stretch in zip(chunk, *values, strict=True)
+    ))
+    return (_PLAIN_ROW * len(chunk)) % tuple(flat)
 
 
 def format_rows(records: Sequence[JobRecord]) -> tuple[str, JobTimes]:

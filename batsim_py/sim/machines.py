@@ -102,13 +102,18 @@ class MachineStates:
             self._row_counts.extend((c[SLEEPING], c[SWITCHING_ON], c[SWITCHING_OFF], c[IDLE],
                                      c[COMPUTING]))
 
-    def rows(self) -> Iterator[str]:
-        """The rows of machine_states.csv written so far, header excluded."""
-        counts = self._row_counts
-        fmt = machine_states_csv.format_row
-        for i, now in enumerate(self._row_times):
-            j = 5 * i
-            yield fmt(now, *counts[j:j + 5])
+    def text_chunks(self, size: int) -> Iterator[str]:
+        """The rows of machine_states.csv written so far (header excluded), `size` rows per
+        piece of text, each formatted by one C-level `%` over the chunk's values."""
+        times, counts = self._row_times, self._row_counts
+        for lo in range(0, len(times), size):
+            n = min(size, len(times) - lo)
+            flat: list = [None] * (6 * n)
+            flat[0::6] = times[lo:lo + n].tolist()
+            column = counts[5 * lo:5 * (lo + n)].tolist()
+            for k in range(5):
+                flat[k + 1::6] = column[k::5]
+            yield (machine_states_csv.ROW * n) % tuple(flat)
 
     def time_in(self) -> dict[str, float]:
         """Seconds spent in each state over all machines (closed intervals only)."""
