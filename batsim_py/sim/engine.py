@@ -24,8 +24,8 @@ enabled actions changes. A message alone in the system skips the solver (its rat
 smallest link bandwidth or the TCP-gamma bound, exactly what the solver would return).
 
 Actors are generators yielding requests: `(SLEEP, seconds)`; `(PUT, message, cost)` to the
-server, `(PUT, message, cost, mailbox)` elsewhere; `(GET,)` for the server, `(GET, mailbox,
-timeout)` elsewhere (resumes with TIMEOUT if nothing came in time); `(SPAWN, generator, name,
+server, `(PUT_TO, message, cost, mailbox)` elsewhere; `(GET,)` for the server, `(GET_FROM,
+mailbox, timeout)` elsewhere (resumes with TIMEOUT if nothing came in time); `(SPAWN, generator, name,
 host)`; `(EXEC, row or row builder, timeout)`, which resumes its actor with (status, task):
 "done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then the task goes on
 loading its resources, as SimGrid's `wait_for` leaves it, until `drop_task`.
@@ -44,7 +44,7 @@ import numpy as np
 from batsim_py.sharing.ptask import assemble
 from batsim_py.sharing.solver import fair_bottleneck
 
-SLEEP, PUT, GET, SPAWN, EXEC = 0, 1, 2, 3, 4
+SLEEP, PUT, GET, SPAWN, EXEC, PUT_TO, GET_FROM = 0, 1, 2, 3, 4, 5, 6
 TIMEOUT = "timeout"  # what a GET with a timeout resumes with when nothing came
 COMM, TASK = 0, 1
 
@@ -308,21 +308,20 @@ class Engine:
                     request = actor.request
                     kind = request[0]
                     if kind == PUT:
-                        if len(request) == 3:
-                            receiver = mailbox.waiting
-                            if receiver is not None and mailbox.guard is None:
-                                # Mailbox.post, inlined: the server waits (most messages).
-                                mailbox.waiting = None
-                                start_comm(actor, request[1], request[2], receiver, False)
-                            else:
-                                mailbox.post(actor, request[1], request[2])
+                        receiver = mailbox.waiting
+                        if receiver is not None and mailbox.guard is None:
+                            # Mailbox.post, inlined: the server waits.
+                            mailbox.waiting = None
+                            start_comm(actor, request[1], request[2], receiver, False)
                         else:
-                            self.mailbox_named(request[3]).post(actor, request[1], request[2])
+                            mailbox.post(actor, request[1], request[2])
                     elif kind == GET:
-                        if len(request) == 1:
-                            mailbox.get(actor)
+                        queue = mailbox.queue
+                        if queue:  # Mailbox.get, inlined: a message waits for the server
+                            sender, msg, cost = queue.popleft()
+                            start_comm(sender, msg, cost, actor, True)
                         else:
-                            self.mailbox_named(request[1]).get(actor, request[2])
+                            mailbox.waiting = actor
                     elif kind == SLEEP:
                         self._seq += 1
                         duration = request[1]
@@ -336,6 +335,10 @@ class Engine:
                         self.to_run.append(actor)
                     elif kind == EXEC:
                         self._start_task(actor, request[1], request[2])
+                    elif kind == PUT_TO:
+                        self.mailbox_named(request[3]).post(actor, request[1], request[2])
+                    elif kind == GET_FROM:
+                        self.mailbox_named(request[1]).get(actor, request[2])
                     else:  # pragma: no cover - programming error
                         raise ValueError(f"unknown request {request!r}")
                 to_run = self.to_run
@@ -560,7 +563,17 @@ class Engine:
         self._actions = []
         if self.on_activity_change is not None:
             self.on_activity_change(self._hosts_of(c), False)
-        _wake_comm(c, self.to_run)
+        # _wake_comm, inlined
+        to_run = self.to_run
+        if c.sender_first:
+            to_run.append(c.sender)
+            c.receiver.value = c.msg
+            to_run.append(c.receiver)
+        else:
+            c.receiver.value = c.msg
+            to_run.append(c.receiver)
+            to_run.append(c.sender)
+        c.sender.value = None
         return True
 
     def _hosts_of(self, activity: Any) -> list[int]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from batsim_py.decision.events import ProgressNode
 from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
-from batsim_py.sim.engine import EXEC, GET, PUT, SLEEP, SPAWN, TIMEOUT
+from batsim_py.sim.engine import EXEC, GET_FROM, PUT, PUT_TO, SLEEP, SPAWN, TIMEOUT
 from batsim_py.sim.usage_trace import rank_traces
 from batsim_py.workload.model import (
     ComposedProfile,
@@ -220,7 +220,7 @@ def execute_usage_trace(
     remaining = wall.remaining
     while run.ranks:
         start = engine.now
-        rank = yield (GET, box, remaining)
+        rank = yield (GET_FROM, box, remaining)
         if rank == TIMEOUT:
             for actor in run.ranks.values():
                 engine.kill(actor)
@@ -245,7 +245,7 @@ def rank_process(
     for usage, flops in lines:
         k = max(int(usage * cores + 0.5), 1)  # C round(): halves away from zero
         yield (EXEC, lambda k=k, flops=flops: network.row([host] * k, [flops] * k, None), -1)
-    yield (PUT, rank, sim.cost_between(host, run.host, 4.0), box)
+    yield (PUT_TO, rank, sim.cost_between(host, run.host, 4.0), box)
 
 
 def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:

@@ -102,6 +102,7 @@ class Simulation:
         self.registration_finished = False
         self.static_ids = {j.id for w in self.workloads for j in w.jobs}
         self._costs: dict[str, Cost] = {}
+        self.master_cost: Cost = (0.0, float("inf"), True, "", "", 1.0)  # set by run()
 
         self.runs: dict[str, JobRun] = {}  # the jobs Batsim still knows
         # Final state of the jobs Batsim forgot (their end was sent to the scheduler): their
@@ -251,7 +252,7 @@ class Simulation:
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
-        cost = self.cost(self.master_host)
+        cost = self.master_cost
         for decision in reply.decisions:
             kind = type(decision)
             msg: tuple = ("DECISION", decision)
@@ -739,6 +740,7 @@ class Simulation:
     def run(self) -> None:
         """Simulate until SIMULATION_ENDS was acknowledged; raise the first error."""
         engine = self.engine
+        self.master_cost = self.cost(self.master_host)
         for workload in self.workloads:
             engine.spawn(submitter_process(self, workload), f"{workload.name}_submitter")
         for events in self.event_lists:
