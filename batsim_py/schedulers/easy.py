@@ -142,7 +142,7 @@ class EasyBackfill(DecisionProcess):
                 self._sizes = _SizeIndex(event.nb_resources)
                 self._nb_compute = event.nb_compute_resources
                 self._held_head = None
-        return Reply(now=now, decisions=tuple(out))
+        return Reply(now, tuple(out))
 
     def _on_submitted(self, event: JobSubmitted, now: float, out: list[Decision]) -> None:
         job = event.job
@@ -226,7 +226,8 @@ class EasyBackfill(DecisionProcess):
     def _schedule(self, now: float, out: list[Decision]) -> None:
         waiting = self._waiting
         free = self._free
-        self._survey()
+        if self._surveyed != free.version:
+            self._survey()
         while waiting and waiting[0].req <= self._widest and free.first is not None:
             job = waiting[0]
             space = free.first
