@@ -26,16 +26,23 @@ SLEEPING, SWITCHING_ON, SWITCHING_OFF, IDLE, COMPUTING, UNAVAILABLE = range(6)
 NAMES = ("sleeping", "switching_on", "switching_off", "idle", "computing", "unavailable")
 LD = np.longdouble
 SMALL = 8  # allocations up to this size are updated machine by machine
+_STATE_BYTES = [bytes((s,)) for s in range(len(NAMES))]
+_JOBS = (array("q", [0]), array("q", [1]))
 
 
 class MachineStates:
-    __slots__ = ("state", "last_change", "nb_jobs", "counts", "_time", "_ends", "_starts",
-                 "_row_times", "_row_counts", "tracing")
+    __slots__ = ("state", "last_change", "_last_change", "nb_jobs", "nb_shared", "counts",
+                 "_time", "_ends", "_starts", "_row_times", "_row_counts", "tracing")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
-        self.state = [IDLE] * nb_machines
-        self.last_change = [0.0] * nb_machines
-        self.nb_jobs = [0] * nb_machines
+        # Flat C arrays: indexed one machine at a time like lists, but a block of a thousand
+        # machines is counted, read and reset by single C calls (bytearray.count, a numpy view
+        # of `last_change`, slice assignment) instead of Python loops over list slices.
+        self.state = bytearray([IDLE]) * nb_machines
+        self.last_change = array("d", [0.0]) * nb_machines
+        self._last_change = np.frombuffer(self.last_change)  # a view (the array never grows)
+        self.nb_jobs = array("q", [0]) * nb_machines
+        self.nb_shared = 0  # machines running more than one job (compute sharing)
         self.counts = [0] * 6
         self.counts[IDLE] = nb_compute
         self._time = np.zeros((len(NAMES), nb_machines), dtype=LD)  # block path sums
@@ -60,7 +67,7 @@ class MachineStates:
     def job_starts(self, alloc: tuple[int, ...], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
-        if n > SMALL and hi - lo == n and self.state[lo:hi].count(IDLE) == n:
+        if n > SMALL and hi - lo == n and self.state.count(IDLE, lo, hi) == n:
             self._block(lo, hi, IDLE, COMPUTING, now, 1)
         else:
             nb_jobs = self.nb_jobs
@@ -68,6 +75,8 @@ class MachineStates:
             ends, starts = self._ends, self._starts
             for m in alloc:
                 nb_jobs[m] += 1
+                if nb_jobs[m] == 2:
+                    self.nb_shared += 1
                 # set(m, COMPUTING, now), inlined: even when already computing, as Batsim does
                 old = state[m]
                 ends[old].append(now)
@@ -82,12 +91,16 @@ class MachineStates:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
         nb_jobs = self.nb_jobs
-        if (n > SMALL and hi - lo == n and nb_jobs[lo:hi].count(1) == n
-                and self.state[lo:hi].count(COMPUTING) == n):
+        # (With no machine shared, each machine of the job runs it alone: one job each.)
+        if (n > SMALL and hi - lo == n
+                and (self.nb_shared == 0 or list(nb_jobs[lo:hi]).count(1) == n)
+                and self.state.count(COMPUTING, lo, hi) == n):
             self._block(lo, hi, COMPUTING, IDLE, now, 0)
         else:
             state = self.state
             for m in alloc:
+                if nb_jobs[m] == 2:
+                    self.nb_shared -= 1
                 nb_jobs[m] -= 1
                 if nb_jobs[m] == 0 and state[m] != UNAVAILABLE:
                     self.set(m, IDLE, now)
@@ -96,11 +109,10 @@ class MachineStates:
     def _block(self, lo: int, hi: int, old: int, new: int, now: float, jobs: int) -> None:
         """Machines lo..hi-1, all in state `old`, go to `new` at once (long double sums)."""
         n = hi - lo
-        starts = np.array(self.last_change[lo:hi], dtype=np.float64).astype(LD)
-        self._time[old, lo:hi] += LD(now) - starts
-        self.last_change[lo:hi] = [now] * n
-        self.state[lo:hi] = [new] * n
-        self.nb_jobs[lo:hi] = [jobs] * n
+        self._time[old, lo:hi] += LD(now) - self._last_change[lo:hi]  # exact in long double
+        self._last_change[lo:hi] = now
+        self.state[lo:hi] = _STATE_BYTES[new] * n
+        self.nb_jobs[lo:hi] = _JOBS[jobs] * n
         self.counts[old] -= n
         self.counts[new] += n
 

@@ -467,7 +467,7 @@ class Simulation:
             raise SchedulerError(f"{where}: the allocation is empty")
         lo, hi, n = alloc[0], alloc[-1] + 1, len(alloc)
         if not (0 <= lo and hi <= nb and hi - lo == n
-                and self.machine_states.state[lo:hi].count(IDLE) == n):
+                and self.machine_states.state.count(IDLE, lo, hi) == n):
             # Not a block of idle machines (the usual case, where nothing runs): check each.
             self._check_machines(alloc, where)
         executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
