@@ -287,6 +287,7 @@ class Engine:
         mailbox = self.mailbox
         start_comm = self._start_comm
         step = self._step
+        lone_comm = self._lone_comm
         while True:
             to_run = self.to_run
             while to_run:
@@ -342,6 +343,9 @@ class Engine:
                     else:  # pragma: no cover - programming error
                         raise ValueError(f"unknown request {request!r}")
                 to_run = self.to_run
+            actions = self._actions
+            if len(actions) == 1 and actions[0].kind == COMM and lone_comm(actions[0]):
+                continue
             if not step():
                 return
 
@@ -425,8 +429,6 @@ class Engine:
         k = self._k
         delta = -1.0
         actions = self._actions
-        if len(actions) == 1 and actions[0].kind == COMM and self._lone_comm(actions[0], now, k):
-            return True
         if self._dirty:
             self._solve()
         for c in actions:
@@ -537,7 +539,7 @@ class Engine:
                 to_run.append(actor)
         return True
 
-    def _lone_comm(self, c: _Action, now: float, k: int) -> bool:
+    def _lone_comm(self, c: _Action) -> bool:
         """Both steps of a transfer at once, when no sleep can end before it.
 
         The common case (one message in flight, every sleep far away) takes two SimGrid steps:
@@ -546,6 +548,8 @@ class Engine:
         """
         if c.enabled or c.remains <= 0.0:
             return False
+        now = self.now
+        k = self._k
         d1 = c.latency
         d2 = c.remains / c.lone_rate
         heap = self._sleeps

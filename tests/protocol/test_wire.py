@@ -31,3 +31,10 @@ def test_wire_time_is_the_printed_value_read_back() -> None:
         expected = float("%.6f" % x)
         got = wire_time(x)
         assert got == expected and math.copysign(1, got) == math.copysign(1, expected), x
+
+
+def test_repeated_and_zero_times_keep_their_value_and_sign() -> None:
+    for x in (3.0000005, 3.0000005, -1e-9, 0.0, -0.0, 0.0, -1e-9, -1e-9, 2.5e-7, 2.5e-7):
+        expected = float("%.6f" % x)
+        got = wire_time(x)
+        assert got == expected and math.copysign(1, got) == math.copysign(1, expected), x
