@@ -36,6 +36,10 @@ class RunSpec:
 def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     """Load inputs, simulate, write outputs (also after an error), return the simulation."""
     t0 = time.perf_counter()
+    # Reading builds a million objects for a large workload and no reference cycles: with the
+    # collector on, each of its passes would scan them all again.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         platform = load_platform(spec.platform)
         workloads = [load_workload(path, f"w{i}") for i, path in enumerate(spec.workloads)]
@@ -54,14 +58,19 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
         ]
         sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
     except BaseException:
+        if collecting:
+            gc.enable()
         decision.close()
         raise
     # The inputs live for the whole run: keep the collector from scanning them again and again,
-    # and collect less often (the engine allocates many short-lived objects, no cycles).
+    # and collect less often (the engine allocates many short-lived objects and, since actors
+    # drop their last request, no cycles; a scheduler's own cycles are still collected).
     gc.collect()
     gc.freeze()
     thresholds = gc.get_threshold()
     gc.set_threshold(50_000, 50, 100)
+    if collecting:
+        gc.enable()
     try:
         sim.run()
     finally:

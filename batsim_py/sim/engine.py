@@ -300,6 +300,9 @@ class Engine:
                         actor.request = actor.send(actor.value)
                     except StopIteration:
                         actor.dead = True
+                        # Its last request may hold what holds the actor (a job's completion
+                        # message holds the job, which holds its actor): break the cycle.
+                        actor.request = actor.value = None
                         continue
                     ran.append(actor)
                 # Requests are handled after the whole round, in the order the actors ran.
