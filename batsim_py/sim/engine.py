@@ -58,13 +58,12 @@ ActorGen = Generator[Request, Any, Any]
 
 
 class Actor:
-    __slots__ = ("gen", "send", "value", "request", "dead", "action", "name", "host")
+    __slots__ = ("gen", "send", "value", "dead", "action", "name", "host")
 
     def __init__(self, gen: ActorGen, name: str = "", host: str = "") -> None:
         self.gen = gen
         self.send = gen.send
         self.value: Any = None
-        self.request: Request | None = None
         self.dead = False
         self.action: Any = None
         self.name = name
@@ -297,19 +296,16 @@ class Engine:
                     if actor.dead:
                         continue
                     try:
-                        actor.request = actor.send(actor.value)
+                        ran.append((actor, actor.send(actor.value)))
                     except StopIteration:
                         actor.dead = True
-                        # Its last request may hold what holds the actor (a job's completion
+                        # Its last value may hold what holds the actor (a job's completion
                         # message holds the job, which holds its actor): break the cycle.
-                        actor.request = actor.value = None
-                        continue
-                    ran.append(actor)
+                        actor.value = None
                 # Requests are handled after the whole round, in the order the actors ran.
-                for actor in ran:
+                for actor, request in ran:
                     if actor.dead:
                         continue
-                    request = actor.request
                     kind = request[0]
                     if kind == PUT:
                         receiver = mailbox.waiting
