@@ -25,10 +25,10 @@ smallest link bandwidth or the TCP-gamma bound, exactly what the solver would re
 
 Actors are generators yielding requests: `(SLEEP, seconds)`; `(PUT, message, cost)` to the
 server, `(PUT_TO, message, cost, mailbox)` elsewhere; `(GET,)` for the server, `(GET_FROM,
-mailbox, timeout)` elsewhere (resumes with TIMEOUT if nothing came in time); `(SPAWN, generator, name,
-host)`; `(EXEC, row or row builder, timeout)`, which resumes its actor with (status, task):
-"done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then the task goes on
-loading its resources, as SimGrid's `wait_for` leaves it, until `drop_task`.
+mailbox, timeout)` elsewhere (resumes with TIMEOUT if nothing came in time); `(SPAWN,
+generator, name, host)`; `(EXEC, row or row builder, timeout)`, which resumes its actor with
+(status, task): "done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then
+the task goes on loading its resources, as SimGrid's `wait_for` leaves it, until `drop_task`.
 """
 
 from __future__ import annotations

@@ -456,32 +456,34 @@ class Simulation:
     def execute_job(self, decision: d.ExecuteJob) -> None:
         now = self.engine.now
         run = self.job_for(decision, decision.job_id)
-        where = f"EXECUTE_JOB of job '{decision.job_id}' at t={now:f}"
         if run.state != "SUBMITTED":
+            where = _execute_where(decision, now)
             raise SchedulerError(
                 f"{where}: the job is {run.state}, only a SUBMITTED job can be executed"
             )
         alloc = decision.alloc
         nb = len(self.hosts)
         if not alloc:
-            raise SchedulerError(f"{where}: the allocation is empty")
+            raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
         lo, hi, n = alloc[0], alloc[-1] + 1, len(alloc)
         if not (0 <= lo and hi <= nb and hi - lo == n
                 and self.machine_states.state.count(IDLE, lo, hi) == n):
             # Not a block of idle machines (the usual case, where nothing runs): check each.
-            self._check_machines(alloc, where)
+            self._check_machines(alloc, _execute_where(decision, now))
         executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
         profiles = self.profiles_of[run.job.workload]
         if executors != run.job.res and not _is_total(run.profile, profiles):
             raise SchedulerError(
-                f"{where}: the job requests {run.job.res} machines but {executors} were given "
+                f"{_execute_where(decision, now)}: the job requests {run.job.res} machines but "
+                f"{executors} were given "
                 f"(alloc '{intervalset.format(alloc)}'); use a mapping to run several "
                 "executors per machine"
             )
         if decision.mapping is not None:
             for i in decision.mapping:
                 if i < 0 or i >= len(alloc):
-                    raise SchedulerError(f"{where}: mapping value {i} is not in [0, {len(alloc)})")
+                    raise SchedulerError(f"{_execute_where(decision, now)}: mapping value {i} is "
+                                         f"not in [0, {len(alloc)})")
         run.state = "RUNNING"
         run.alloc = alloc
         run.mapping = decision.mapping
@@ -755,6 +757,11 @@ class Simulation:
                 f"({', '.join(waiting[:5])}{'...' if len(waiting) > 5 else ''}); the scheduler "
                 "must execute or reject every job, or ask for a CALL_ME_LATER"
             )
+
+
+def _execute_where(decision: d.ExecuteJob, now: float) -> str:
+    """How an error names an EXECUTE_JOB (built only when there is an error)."""
+    return f"EXECUTE_JOB of job '{decision.job_id}' at t={now:f}"
 
 
 def _ignore(msg: tuple) -> None:

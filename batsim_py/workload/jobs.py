@@ -89,31 +89,30 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool
         raise WorkloadError(f"{source}: a job has no 'id' field: {show(dict(obj), 80)}")
     wl, name = job_identifier(obj["id"], workload=workload, where=source)
     full_id = f"{wl}!{name}"
-    where = f"{source}: job {full_id}"
 
     subtime = obj.get("subtime")
     if not ((type(subtime) is int and -_BIG < subtime < _BIG)
             or (type(subtime) is float and math.isfinite(subtime))):
-        subtime = number(where, obj, "subtime")
+        subtime = number(f"{source}: job {full_id}", obj, "subtime")
     walltime = obj.get("walltime", -1.0)
     if not ((type(walltime) is int and -_BIG < walltime < _BIG)
             or (type(walltime) is float and math.isfinite(walltime))):
-        walltime = number(where, obj, "walltime", default=-1.0)
+        walltime = number(f"{source}: job {full_id}", obj, "walltime", default=-1.0)
     if walltime != -1 and not walltime > 0:
         raise WorkloadError(
-            f"{where}: field 'walltime' must be > 0, or -1 (or absent) for no walltime, "
-            f"got {obj['walltime']!r}"
+            f"{source}: job {full_id}: field 'walltime' must be > 0, or -1 (or absent) for "
+            f"no walltime, got {obj['walltime']!r}"
         )
     res = obj.get("res")
     if type(res) is not int or res < 0:
-        res = integer(where, obj, "res", minimum=0)
+        res = integer(f"{source}: job {full_id}", obj, "res", minimum=0)
     profile = obj.get("profile")
     if type(profile) is not str:
-        profile = string(where, obj, "profile")
+        profile = string(f"{source}: job {full_id}", obj, "profile")
 
     mapping = obj.get("smpi_ranks_to_hosts_mapping")
     if mapping is not None:
-        _check_rank_mapping(where, mapping, res)
+        _check_rank_mapping(f"{source}: job {full_id}", mapping, res)
 
     description = obj if owned and type(obj) is dict else dict(obj)
     description["id"] = full_id  # same key position: dict assignment keeps insertion order
