@@ -40,6 +40,20 @@ def event_submitter_process(sim: Any, events: Any) -> Generator[tuple, Any, None
     yield from _submit(sim, events.events, _timestamp, "EVENTS", "EVENTS_BYE", None)
 
 
+def sleep_gap(due: float, current: float) -> float:
+    """How long the submitter sleeps: Batsim subtracts in long double, then sleeps the double.
+
+    When the double subtraction is exact (TwoSum's error term is zero: nearby dates, the usual
+    case) that is the same value, without numpy's slow long double scalars.
+    """
+    gap = due - current
+    a = gap + current
+    b = gap - a
+    if (due - a) + (-current - b) == 0.0:
+        return gap
+    return float(LD(due) - LD(current))
+
+
 _subtime = attrgetter("subtime")
 _timestamp = attrgetter("timestamp")
 
@@ -59,8 +73,7 @@ def _submit(
             if batch:
                 yield (PUT, (batch_kind, batch), cost)
                 batch = []
-            # Batsim subtracts in long double, then sleeps the double of the difference.
-            yield (SLEEP, float(LD(due) - LD(current)))
+            yield (SLEEP, sleep_gap(due, current))
             current = engine.now
         batch.append(item)
         if on_item is not None:

@@ -241,3 +241,17 @@ def test_rebasing_the_step_record_changes_no_date(monkeypatch) -> None:
     normal = scenario()
     monkeypatch.setattr(engine_module, "DELTAS", 7)
     assert scenario() == normal
+
+
+def test_submitter_gap_is_the_long_double_difference() -> None:
+    import random
+
+    from batsim_py.sim.submitter import LD, sleep_gap
+
+    rng = random.Random(11)
+    for _ in range(100_000):
+        current = rng.choice([rng.uniform(0, 1e6), rng.uniform(0, 1e11),
+                              rng.randint(0, 10**6) + rng.random() * 1e-6])
+        due = rng.choice([current + rng.randint(1, 1000), current + rng.random() * 1e-3,
+                          rng.uniform(current, 3 * current + 1)])
+        assert sleep_gap(due, current) == float(LD(due) - LD(current)), (due, current)
