@@ -132,9 +132,10 @@ class EasyBackfill(DecisionProcess):
         out.clear()
         for i in range(len(events)):  # (no iterator object: see `out`)
             event = events[i]
-            if isinstance(event, JobSubmitted):
+            kind = type(event)
+            if kind is JobSubmitted:
                 self._on_submitted(event, now, out)
-            elif isinstance(event, JobCompleted):
+            elif kind is JobCompleted:
                 self._on_completed(event, now, out)
             elif isinstance(event, SimulationBegins):
                 self._free = FreeList(event.nb_resources)
@@ -152,7 +153,8 @@ class EasyBackfill(DecisionProcess):
         record = _Job(job.id, job.res, job.description.get("walltime", -1))
         self._jobs[job.id] = record
         self._waiting.append(record)
-        self._sizes.codes.append(self._sizes.code(record.req))
+        sizes = self._sizes
+        sizes.codes.append(min(255, record.req // sizes.unit))  # sizes.code(req), inlined
         self._schedule(now, out)
 
     def _on_completed(self, event: JobCompleted, now: float, out: list[Decision]) -> None:
