@@ -205,7 +205,8 @@ class Simulation:
             if self.sched_ready and not self.end_acknowledged and not pending:
                 if self.events:
                     yield self.send_to_scheduler()
-                elif not self.end_sent and self.everything_done():
+                elif (not self.end_sent and self.nb_submitters_done == self.nb_submitters
+                      and self.everything_done()):
                     self.events.append(ev.SimulationEnds(self.stamp()))
                     yield self.send_to_scheduler()
                     self.end_sent = True
@@ -236,7 +237,7 @@ class Simulation:
                 self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
-        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply")
+        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply", "")
 
     def request_reply(self, now: float, events: list[Any]) -> Generator[tuple, Any, None]:
         engine = self.engine
