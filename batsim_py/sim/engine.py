@@ -512,18 +512,18 @@ class Engine:
                 if actor is None:  # the task it guarded ended in this same step
                     continue
                 actor.action = None
-                if isinstance(a.guards, Mailbox):  # nothing came in time
+                if a.guards is None:  # a plain sleep (the usual case)
+                    actor.value = None
+                elif isinstance(a.guards, Mailbox):  # nothing came in time
                     a.guards.waiting = None
                     a.guards.guard = None
                     actor.value = TIMEOUT
-                elif a.guards is not None:
+                else:
                     # A task's timeout. SimGrid's wait_for gives up waiting but does not cancel
                     # the task: it keeps loading its resources until it completes on its own.
                     a.guards.actor = None
                     a.guards.timeout = None
                     actor.value = ("timeout", a.guards)
-                else:
-                    actor.value = None
                 to_run.append(actor)
             elif a.kind == COMM:
                 _wake_comm(a, to_run)

@@ -22,6 +22,7 @@ import numpy as np
 
 from batsim_py.output import machine_states_csv
 
+# The first five in the order of machine_states.csv's columns (write_row relies on it).
 SLEEPING, SWITCHING_ON, SWITCHING_OFF, IDLE, COMPUTING, UNAVAILABLE = range(6)
 NAMES = ("sleeping", "switching_on", "switching_off", "idle", "computing", "unavailable")
 LD = np.longdouble
@@ -118,10 +119,9 @@ class MachineStates:
 
     def write_row(self, now: float) -> None:
         if self.tracing:
-            c = self.counts
             self._row_times.append(now)
-            self._row_counts.extend((c[SLEEPING], c[SWITCHING_ON], c[SWITCHING_OFF], c[IDLE],
-                                     c[COMPUTING]))
+            # counts[0:5]: sleeping, switching on, switching off, idle, computing (file order)
+            self._row_counts.extend(self.counts[:5])
 
     def text_chunks(self, size: int) -> Iterator[str]:
         """The rows of machine_states.csv written so far (header excluded), `size` rows per
