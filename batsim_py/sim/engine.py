@@ -287,11 +287,13 @@ class Engine:
         start_comm = self._start_comm
         step = self._step
         lone_comm = self._lone_comm
+        ran: list[tuple[Actor, Request]] = []
+        spare: list[Actor] = []  # the list of the round before, reused (fewer allocations)
         while True:
             to_run = self.to_run
             while to_run:
-                self.to_run = []
-                ran = []
+                self.to_run = spare
+                ran.clear()
                 for actor in to_run:
                     if actor.dead:
                         continue
@@ -341,6 +343,8 @@ class Engine:
                         self.mailbox_named(request[1]).get(actor, request[2])
                     else:  # pragma: no cover - programming error
                         raise ValueError(f"unknown request {request!r}")
+                to_run.clear()
+                spare = to_run
                 to_run = self.to_run
             actions = self._actions
             if len(actions) == 1 and actions[0].kind == COMM and lone_comm(actions[0]):
