@@ -718,10 +718,11 @@ class Simulation:
         """Called by the job's executor when its profile is over (before telling the server)."""
         now = self.engine.now
         run.return_code = return_code
-        run.state = final_state(return_code)
+        run.state = "COMPLETED_SUCCESSFULLY" if return_code == 0 else final_state(return_code)
         self.machine_states.job_ends(run.alloc, now)
         run.end_time = now
-        self.job_energy_end(run, now)
+        if self.energy_trace is not None:
+            self.job_energy_end(run, now)
 
     def job_energy_end(self, run: JobRun, now: float) -> None:
         trace = self.energy_trace
