@@ -54,7 +54,8 @@ def main() -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     n = len(sim.job_records)
     print(f"jobs {n}  wall {wall:.1f} s  {n / wall:.0f} jobs/s  peak {peak:.0f} MiB  "
-          f"(timing {args.timing}, scheduler {args.scheduler})")
+          f"(of which in the scheduler {sim.scheduling_time:.1f} s; timing {args.timing}, "
+          f"scheduler {args.scheduler})")
     return 0
 
 
