@@ -568,17 +568,7 @@ class Engine:
         self._actions = []
         if self.on_activity_change is not None:
             self.on_activity_change(self._hosts_of(c), False)
-        # _wake_comm, inlined
-        to_run = self.to_run
-        if c.sender_first:
-            to_run.append(c.sender)
-            c.receiver.value = c.msg
-            to_run.append(c.receiver)
-        else:
-            c.receiver.value = c.msg
-            to_run.append(c.receiver)
-            to_run.append(c.sender)
-        c.sender.value = None
+        _wake_comm(c, self.to_run)
         return True
 
     def _hosts_of(self, activity: Any) -> list[int]:
