@@ -21,7 +21,7 @@ LD = np.longdouble
 
 def submission_order(workload: Workload) -> list[Job]:
     """Jobs by (subtime, full id as a string): Batsim compares ids as strings (`w0!10` < `w0!5`)."""
-    return sorted(workload.jobs, key=lambda j: (j.subtime, j.id))
+    return sorted(workload.jobs, key=_subtime_and_id)
 
 
 def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, None]:
@@ -55,6 +55,7 @@ def sleep_gap(due: float, current: float) -> float:
 
 
 _subtime = attrgetter("subtime")
+_subtime_and_id = attrgetter("subtime", "id")
 _timestamp = attrgetter("timestamp")
 
 
