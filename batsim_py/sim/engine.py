@@ -284,7 +284,8 @@ class Engine:
         """Run rounds and steps until nothing can happen any more."""
         sleeps = self._sleeps
         mailbox = self.mailbox
-        start_comm = self._start_comm
+        post = mailbox.post  # the server's mailbox
+        get = mailbox.get
         step = self._step
         lone_comm = self._lone_comm
         ran: list[tuple[Actor, Request]] = []
@@ -310,20 +311,9 @@ class Engine:
                         continue
                     kind = request[0]
                     if kind == PUT:
-                        receiver = mailbox.waiting
-                        if receiver is not None and mailbox.guard is None:
-                            # Mailbox.post, inlined: the server waits.
-                            mailbox.waiting = None
-                            start_comm(actor, request[1], request[2], receiver, False)
-                        else:
-                            mailbox.post(actor, request[1], request[2])
+                        post(actor, request[1], request[2])
                     elif kind == GET:
-                        queue = mailbox.queue
-                        if queue:  # Mailbox.get, inlined: a message waits for the server
-                            sender, msg, cost = queue.popleft()
-                            start_comm(sender, msg, cost, actor, True)
-                        else:
-                            mailbox.waiting = actor
+                        get(actor)
                     elif kind == SLEEP:
                         self._seq += 1
                         duration = request[1]
