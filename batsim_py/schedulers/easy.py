@@ -153,8 +153,7 @@ class EasyBackfill(DecisionProcess):
         record = _Job(job.id, job.res, job.description.get("walltime", -1))
         self._jobs[job.id] = record
         self._waiting.append(record)
-        sizes = self._sizes
-        sizes.codes.append(min(255, record.req // sizes.unit))  # sizes.code(req), inlined
+        self._sizes.codes.append(self._sizes.code(record.req))
         self._schedule(now, out)
 
     def _on_completed(self, event: JobCompleted, now: float, out: list[Decision]) -> None:
@@ -228,8 +227,7 @@ class EasyBackfill(DecisionProcess):
     def _schedule(self, now: float, out: list[Decision]) -> None:
         waiting = self._waiting
         free = self._free
-        if self._surveyed != free.version:
-            self._survey()
+        self._survey()
         while waiting and waiting[0].req <= self._widest and free.first is not None:
             job = waiting[0]
             space = free.first

@@ -124,6 +124,14 @@ class Walltime:
         self.remaining = walltime
 
 
+def delay_race(delay: float, remaining: float) -> tuple[float, bool]:
+    """A delay against the walltime left (-1: none): how long it sleeps, and whether the
+    walltime is reached first (a delay equal to it counts as reached, as in Batsim)."""
+    if remaining < 0 or delay < remaining:
+        return delay, False
+    return remaining, True
+
+
 def execute_profile(
     sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime
 ) -> Generator[tuple, Any, int]:
@@ -132,18 +140,16 @@ def execute_profile(
     run.frames.append(frame)
     if isinstance(profile, DelayProfile):
         frame[1] = sim.engine.now
-        delay = profile.delay
         remaining = wall.remaining
-        if remaining < 0 or delay < remaining:
-            yield (SLEEP, delay)
-            if remaining > 0:
-                wall.remaining = remaining - delay
-            run.frames.pop()
-            return profile.ret
-        yield (SLEEP, remaining)
-        wall.remaining = 0.0
+        seconds, reached = delay_race(profile.delay, remaining)
+        yield (SLEEP, seconds)
         run.frames.pop()
-        return -1
+        if reached:
+            wall.remaining = 0.0
+            return -1
+        if remaining > 0:
+            wall.remaining = remaining - seconds
+        return profile.ret
     if isinstance(profile, ComposedProfile):
         if any(f[0] is profile for f in run.frames[:-1]):
             chain = " -> ".join(f[0].name for f in run.frames)
@@ -333,15 +339,10 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
     if type(profile) is DelayProfile:
         # The common case, as execute_profile would run it, without its generator.
         run.frames.append([profile, run.starting_time])
-        delay = profile.delay
-        walltime = run.job.walltime
-        if walltime < 0 or delay < walltime:
-            yield (SLEEP, delay)
-            ret = profile.ret
-        else:
-            yield (SLEEP, walltime)
-            ret = -1
+        seconds, reached = delay_race(profile.delay, run.job.walltime)
+        yield (SLEEP, seconds)
         run.frames.pop()
+        ret = -1 if reached else profile.ret
     else:
         ret = yield from execute_profile(
             sim, run, profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)

@@ -72,20 +72,11 @@ class MachineStates:
             self._block(lo, hi, IDLE, COMPUTING, now, 1)
         else:
             nb_jobs = self.nb_jobs
-            state, last_change, counts = self.state, self.last_change, self.counts
-            ends, starts = self._ends, self._starts
             for m in alloc:
                 nb_jobs[m] += 1
                 if nb_jobs[m] == 2:
                     self.nb_shared += 1
-                # set(m, COMPUTING, now), inlined: even when already computing, as Batsim does
-                old = state[m]
-                ends[old].append(now)
-                starts[old].append(last_change[m])
-                last_change[m] = now
-                state[m] = COMPUTING
-                counts[old] -= 1
-                counts[COMPUTING] += 1
+                self.set(m, COMPUTING, now)  # even when already computing, as Batsim does
         self.write_row(now)
 
     def job_ends(self, alloc: tuple[int, ...], now: float) -> None:
