@@ -95,27 +95,38 @@ def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, np.ndarray, n
     return times, runtime, finish
 
 
-def _row(r: JobRecord, printed: tuple | None) -> str:
+_ROW = '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,%s,"%s"\n'
+_REJECTED_ROW = '%s,%s,%s,%f,%d,%f,0,REJECTED,,,,,,,,,"%s"\n'
+
+
+def _fields(r: JobRecord, printed: tuple) -> tuple:
+    """The values of `_ROW` for a job that ran; `printed`: runtime, finish, waiting,
+    turnaround and stretch as doubles."""
     job = r.job
-    if printed is None:
-        return '%s,%s,%s,%f,%d,%f,0,REJECTED,,,,,,,,,"%s"' % (
-            job.name, job.workload, job.profile, job.subtime, job.res, job.walltime, r.metadata)
-    runtime, finish, waiting, turnaround, stretch = printed
-    return '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,%s,"%s"' % (
+    return (
         job.name, job.workload, job.profile, job.subtime, job.res, job.walltime,
         1 if r.final_state == "COMPLETED_SUCCESSFULLY" else 0, r.final_state,
-        r.starting_time, runtime, finish, waiting, turnaround, stretch,
-        intervalset.format(r.alloc),
+        r.starting_time, *printed, intervalset.format(r.alloc),
         "-1.000000" if r.consumed_energy is None else ld_text(r.consumed_energy),
         r.metadata,
     )
+
+
+def _row(r: JobRecord, printed: tuple | None) -> str:
+    """One row, newline included (`printed` is None for a rejected job)."""
+    if printed is None:
+        job = r.job
+        return _REJECTED_ROW % (
+            job.name, job.workload, job.profile, job.subtime, job.res, job.walltime, r.metadata)
+    return _ROW % _fields(r, printed)
 
 
 def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     """Write the whole file (header included); return the metrics schedule.csv needs.
 
     Rows are formatted a chunk at a time, the printed doubles taken from the long double
-    columns as the chunk needs them.
+    columns as the chunk needs them; a chunk without rejected jobs (the usual case) is
+    formatted by one C-level `%`.
     """
     times, runtime, finish = compute_times(records)
     columns = (runtime, finish, times.waiting, times.turnaround, times.slowdown)
@@ -124,34 +135,16 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     for lo in range(0, len(records), CHUNK):
         chunk = records[lo:lo + CHUNK]
         n = sum(1 for r in chunk if r.final_state != "REJECTED")
-        values = [c[j:j + n].astype(float).tolist() for c in columns]
+        printed = zip(*(c[j:j + n].astype(float).tolist() for c in columns), strict=True)
         j += n
-        if n == len(chunk) and all(r.consumed_energy is None for r in chunk):
-            out.write(_plain_chunk(chunk, values))
-            continue
-        printed = iter(zip(*values, strict=True))
-        out.write("".join(
-            _row(r, None if r.final_state == "REJECTED" else next(printed)) + "\n"
-            for r in chunk
-        ))
+        if n == len(chunk):
+            flat = chain.from_iterable(map(_fields, chunk, printed))
+            out.write((_ROW * n) % tuple(flat))
+        else:
+            out.write("".join(
+                _row(r, None if r.final_state == "REJECTED" else next(printed)) for r in chunk
+            ))
     return times
-
-
-_PLAIN_ROW = '%s,%s,%s,%f,%d,%f,%d,%s,%f,%f,%f,%f,%f,%f,%s,-1.000000,"%s"\n'
-
-
-def _plain_chunk(chunk: Sequence[JobRecord], values: list[list[float]]) -> str:
-    """Rows of jobs that all ran, without energy: one C-level `%` for the whole chunk (the
-    same text as `_row`, a third of the time)."""
-    fmt = intervalset.format
-    flat = list(chain.from_iterable(
-        (r.job.name, r.job.workload, r.job.profile, r.job.subtime, r.job.res, r.job.walltime,
-         1 if r.final_state == "COMPLETED_SUCCESSFULLY" else 0, r.final_state,
-         r.starting_time, runtime, finish, waiting, turnaround, stretch, fmt(r.alloc),
-         r.metadata)
-        for r, runtime, finish, waiting, turnaround, stretch in zip(chunk, *values, strict=True)
-    ))
-    return (_PLAIN_ROW * len(chunk)) % tuple(flat)
 
 
 def format_rows(records: Sequence[JobRecord]) -> tuple[str, JobTimes]:

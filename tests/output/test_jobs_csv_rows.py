@@ -35,7 +35,7 @@ def _row_by_row(records: list[jobs_csv.JobRecord]) -> str:
     columns = (runtime, finish, times.waiting, times.turnaround, times.slowdown)
     printed = iter(zip(*(c.astype(float).tolist() for c in columns), strict=True))
     return jobs_csv.HEADER + "\n" + "".join(
-        jobs_csv._row(r, None if r.final_state == "REJECTED" else next(printed)) + "\n"
+        jobs_csv._row(r, None if r.final_state == "REJECTED" else next(printed))
         for r in records
     )
 
