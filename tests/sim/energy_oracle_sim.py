@@ -36,25 +36,20 @@ import os
 import sys
 import tempfile
 
+# The shared platform writer lives beside the tests (this script runs outside pytest).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from simgrid_oracle_support import full_zone_xml  # noqa: E402
+
 
 def platform_xml(case: dict) -> str:
-    """A Full-zone platform; numbers written with repr so that strtod reads them back exactly."""
-    out = ['<?xml version="1.0"?>', '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
-           '<platform version="4.1">', '<zone id="world" routing="Full">']
+    hosts = []
     for h, host in enumerate(case["hosts"]):
         speeds = ", ".join(f"{s!r}f" for s in host["speeds"])
         pstate = f' pstate="{host["pstate"]}"' if host.get("pstate") else ""
-        out.append(f'<host id="h{h}" speed="{speeds}" core="{host["cores"]}"{pstate}>')
-        out.append(f'  <prop id="wattage_per_state" value="{host["watts"]}"/>')
-        out.append("</host>")
-    for k, link in enumerate(case["links"]):
-        out.append(f'<link id="l{k}" bandwidth="{link["bandwidth"]!r}Bps" '
-                   f'latency="{link["latency"]!r}s"/>')
-    for src, dst, links in case["routes"]:
-        hops = "".join(f'<link_ctn id="l{k}"/>' for k in links)
-        out.append(f'<route src="h{src}" dst="h{dst}" symmetrical="NO">{hops}</route>')
-    out += ["</zone>", "</platform>"]
-    return "\n".join(out)
+        hosts.append(f'<host id="h{h}" speed="{speeds}" core="{host["cores"]}"{pstate}>')
+        hosts.append(f'  <prop id="wattage_per_state" value="{host["watts"]}"/>')
+        hosts.append("</host>")
+    return full_zone_xml(hosts, case["links"], case["routes"])
 
 
 def main(path: str) -> None:
