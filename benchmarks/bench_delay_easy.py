@@ -69,6 +69,9 @@ def main() -> int:
 
         runs.append(("gen_1k", str(ROOT / "platforms" / "cluster128.xml"),
                      str(ROOT / "workloads" / "gen_delay_1k_128.json")))
+    from batsim_py.native import kernel_label
+
+    print(kernel_label())
     print(f"{'case':8} {'jobs':>7} {'wall (s)':>9} {'median':>9} {'jobs/s':>9} {'peak MiB':>9}")
     for key, platform, workload in runs:
         results = []

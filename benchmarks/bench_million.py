@@ -56,6 +56,9 @@ def main() -> int:
     print(f"jobs {n}  wall {wall:.1f} s  {n / wall:.0f} jobs/s  peak {peak:.0f} MiB  "
           f"(of which in the scheduler {sim.scheduling_time:.1f} s; timing {args.timing}, "
           f"scheduler {args.scheduler})")
+    from batsim_py.native import kernel_label
+
+    print(kernel_label())
     return 0
 
 

@@ -65,6 +65,9 @@ def main() -> int:
     n = len(sim.job_records)
     print(f"ptask jobs {n}  wall {wall:.2f} s  {n / wall:.0f} jobs/s  peak {peak:.0f} MiB  "
           f"engine steps {sim.engine._k}")
+    from batsim_py.native import kernel_label
+
+    print(kernel_label())
     return 0
 
 

@@ -79,7 +79,7 @@ class _Sleep:
         self.end = end  # approximate end date, for the heap only
         self.seq = seq  # creation order: SimGrid handles same-step completions in it
         self.actor = actor  # None once cancelled
-        self.guards: _Action | None = None  # the task this sleep is the timeout of
+        self.guards: _Action | Mailbox | None = None  # the task or receive it is the timeout of
 
 
 class _Action:
@@ -103,6 +103,17 @@ class _Action:
         self.enable_seq = seq
         self.row: Any = None  # PtaskRow, for the solver (messages build theirs on demand)
         self.timeout: _Sleep | None = None
+        self.actor: Actor | None = None  # the task's waiter (None once it gave up)
+        # A message: its route (sender host, receiver host or "" for the master), size, rate
+        # when alone in the system, both ends and which of them started waiting first.
+        self.host = ""
+        self.dst = ""
+        self.nbytes = 1.0
+        self.lone_rate = 0.0
+        self.sender: Actor | None = None
+        self.receiver: Actor | None = None
+        self.msg: Any = None
+        self.sender_first = False
 
 
 class Mailbox:
@@ -566,6 +577,7 @@ class Engine:
         index = self.network.host_index
         master = index[self.master_host]
         if isinstance(activity, _Sleep):
+            assert activity.actor is not None  # (cancelled sleeps are not reported)
             host = activity.actor.host
             return [index[host] if host else master]
         if activity.kind == COMM:
@@ -579,15 +591,16 @@ def _enable_seq_of(action: _Action) -> int:
 
 def _wake_comm(c: _Action, to_run: list[Actor]) -> None:
     """A finished transfer wakes both sides, in the order they started waiting on it."""
+    sender, receiver = c.sender, c.receiver
+    assert sender is not None and receiver is not None  # (set as the transfer starts)
+    receiver.value = c.msg
+    sender.value = None
     if c.sender_first:
-        to_run.append(c.sender)
-        c.receiver.value = c.msg
-        to_run.append(c.receiver)
+        to_run.append(sender)
+        to_run.append(receiver)
     else:
-        c.receiver.value = c.msg
-        to_run.append(c.receiver)
-        to_run.append(c.sender)
-    c.sender.value = None
+        to_run.append(receiver)
+        to_run.append(sender)
 
 
 def _seq_of(action: Any) -> int:

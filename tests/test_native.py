@@ -1,0 +1,106 @@
+"""The compiled kernel (mypyc) gives the pure-Python kernel's outputs byte for byte, and a
+compiled module older than its source is never used."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from batsim_py import native
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+RUNS = {
+    # delay and composed jobs, EASY, messages over a real network
+    "easy_1k": ["-p", "platforms/cluster128.xml", "-w", "workloads/gen_delay_1k_128.json",
+                "--scheduler", "easy"],
+    # energy, sleeping and waking machines (the engine's activity hooks and tasks)
+    "energy": ["-p", "platforms/energy8.xml", "-w", "workloads/delays_small.json", "-E",
+               "--scheduler", "fcfs_sleep", "--sched-cfg", '{"idle_timeout": 30}'],
+    "mixed": ["-p", "platforms/small4.xml", "-w", "workloads/mixed_small.json",
+              "--scheduler", "fcfs"],
+}
+
+
+def _outputs(tmp: Path, args: list[str], pure: bool) -> dict[str, bytes]:
+    env = dict(os.environ)
+    env.pop("BATSIM_PY_PURE", None)
+    if pure:
+        env["BATSIM_PY_PURE"] = "1"
+    prefix = tmp / ("pure" if pure else "compiled")
+    subprocess.run([sys.executable, "-m", "batsim_py.cli", *args, "-q", "-e", str(prefix)],
+                   cwd=PROJECT, env=env, check=True, capture_output=True)
+    return {p.name.split("_", 1)[1]: p.read_bytes() for p in tmp.glob(prefix.name + "_*")}
+
+
+@pytest.mark.skipif(not native.compiled_modules(), reason="installed without a compiled kernel")
+@pytest.mark.parametrize("case", sorted(RUNS))
+def test_compiled_and_pure_outputs_are_identical(tmp_path: Path, case: str) -> None:
+    compiled = _outputs(tmp_path, RUNS[case], pure=False)
+    pure = _outputs(tmp_path, RUNS[case], pure=True)
+    assert "jobs.csv" in compiled and compiled.keys() == pure.keys()
+    for name in compiled:
+        if name == "schedule.csv":  # its wall-clock columns differ from run to run
+            compiled[name], pure[name] = (_without_clock(compiled[name]),
+                                          _without_clock(pure[name]))
+        assert compiled[name] == pure[name], name
+
+
+def _without_clock(schedule: bytes) -> list[list[str]]:
+    header, row = schedule.decode().splitlines()
+    names, values = header.split(","), row.split(",")
+    clock = {"simulation_time", "scheduling_time"}
+    return [[n, v] for n, v in zip(names, values, strict=True) if n not in clock]
+
+
+def test_pure_environment_runs_the_sources() -> None:
+    code = ("from batsim_py import native; import batsim_py.sim.engine as e; "
+            "print(native.compiled_modules(), e.__file__.endswith('.py'))")
+    env = dict(os.environ, BATSIM_PY_PURE="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    assert out.split() == ["[]", "True"]
+
+
+def _fake_package(tmp: Path, source_newer: bool) -> None:
+    """A package whose module has both a source and an 'extension' (bytes that cannot load:
+    importing it would fail, so a passing test shows the source was chosen or left alone)."""
+    pkg = tmp / "fakepkg_native"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    source = pkg / "mod.py"
+    source.write_text("WHERE = 'source'\n")
+    extension = pkg / ("mod" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    extension.write_bytes(b"not a shared object")
+    now = time.time()
+    os.utime(source, (now, now + (10 if source_newer else -10)))
+    os.utime(extension, (now, now))
+
+
+def test_stale_extension_gives_way_to_its_source(tmp_path: Path, monkeypatch) -> None:
+    _fake_package(tmp_path, source_newer=True)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(native, "COMPILED", ("fakepkg_native.mod",))
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    for name in ("fakepkg_native", "fakepkg_native.mod"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.warns(UserWarning, match="newer than its compiled module"):
+        native.choose_modules()
+    assert sys.modules["fakepkg_native.mod"].WHERE == "source"
+
+
+def test_fresh_extension_is_left_to_the_import_system(tmp_path: Path, monkeypatch) -> None:
+    _fake_package(tmp_path, source_newer=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(native, "COMPILED", ("fakepkg_native.mod",))
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    for name in ("fakepkg_native", "fakepkg_native.mod"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    native.choose_modules()
+    assert "fakepkg_native.mod" not in sys.modules  # the extension is imported when used
