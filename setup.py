@@ -9,14 +9,22 @@ Everything else is in pyproject.toml.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
+from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# Kept in step with batsim_py/native.py (COMPILED), which checks them at import.
-COMPILED = ["batsim_py/sim/engine.py"]
+
+def _compiled_sources() -> list[str]:
+    """The modules listed in batsim_py/native.py (COMPILED), which checks them at import."""
+    tree = ast.parse((Path(__file__).parent / "batsim_py" / "native.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED":
+            return [name.replace(".", "/") + ".py" for name in ast.literal_eval(node.value)]
+    raise RuntimeError("batsim_py/native.py lists no COMPILED modules")
 
 
 class OptionalBuildExt(build_ext):
@@ -44,7 +52,7 @@ def _extensions() -> list:
               file=sys.stderr)
         return []
     try:
-        return mypycify(COMPILED, opt_level="3")
+        return mypycify(_compiled_sources(), opt_level="3", group_name="batsim_py_kernel")
     except (Exception, SystemExit) as exc:  # mypyc exits on a type error: stay pure
         print(f"WARNING: batsim-py: mypyc failed ({exc}); installing the pure-Python modules",
               file=sys.stderr)

@@ -9,6 +9,8 @@ saying how to rebuild. `BATSIM_PY_PURE=1` in the environment runs every module f
 
 from __future__ import annotations
 
+import importlib
+import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
@@ -16,34 +18,49 @@ import sys
 import warnings
 from pathlib import Path
 
-# Kept in step with setup.py (COMPILED).
-COMPILED = ("batsim_py.sim.engine",)
+# The modules setup.py compiles (it reads this tuple): the hot paths of a run.
+COMPILED = (
+    "batsim_py.sim.engine",
+    "batsim_py.schedulers.freespace",
+    "batsim_py.schedulers.easy",
+)
 
 
 def _extension_of(name: str) -> Path | None:
-    spec = importlib.util.find_spec(name)
-    origin = spec.origin if spec is not None else None
-    if origin and origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-        return Path(origin)
+    """The compiled file of module `name`, found without importing its package (whose
+    `__init__` may import the module itself)."""
+    top, *parts = name.split(".")
+    spec = importlib.util.find_spec(top)  # (a top-level package is found without its import)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]).joinpath(*parts[:-1])
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = folder / (parts[-1] + suffix)
+        if path.exists():
+            return path
     return None
 
 
-def _import_source(name: str, source: Path) -> None:
-    spec = importlib.util.spec_from_file_location(name, source)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds the listed modules' sources ahead of the standard finders (which would take the
+    extension), whenever they are imported: a package's `__init__` may import them first."""
+
+    def __init__(self, sources: dict[str, Path]) -> None:
+        self.sources = sources
+
+    def find_spec(self, name: str, path: object = None, target: object = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        source = self.sources.get(name)
+        return None if source is None else importlib.util.spec_from_file_location(name, source)
 
 
 def choose_modules() -> None:
-    """Import each compiled module's source instead where the extension must not be used.
+    """Have each compiled module imported from its source where the extension must not be used.
 
     Runs when `batsim_py` is imported, before anything imports the kernel."""
     pure = bool(os.environ.get("BATSIM_PY_PURE"))
+    sources: dict[str, Path] = {}
     for name in COMPILED:
-        if name in sys.modules:
-            continue
         extension = _extension_of(name)
         if extension is None:
             continue
@@ -58,7 +75,9 @@ def choose_modules() -> None:
                 "(slower). Rebuild with: pip install -e . (or delete the .so file)",
                 stacklevel=2,
             )
-        _import_source(name, source)
+        sources[name] = source
+    if sources:
+        sys.meta_path.insert(0, _SourceFinder(sources))
 
 
 def compiled_modules() -> list[str]:

@@ -60,8 +60,8 @@ def _without_clock(schedule: bytes) -> list[list[str]]:
 
 
 def test_pure_environment_runs_the_sources() -> None:
-    code = ("from batsim_py import native; import batsim_py.sim.engine as e; "
-            "print(native.compiled_modules(), e.__file__.endswith('.py'))")
+    code = ("import sys; from batsim_py import native; print(native.compiled_modules(), "
+            "all(sys.modules[n].__file__.endswith('.py') for n in native.COMPILED))")
     env = dict(os.environ, BATSIM_PY_PURE="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
                          capture_output=True, text=True).stdout
@@ -90,9 +90,12 @@ def test_stale_extension_gives_way_to_its_source(tmp_path: Path, monkeypatch) ->
     monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
     for name in ("fakepkg_native", "fakepkg_native.mod"):
         monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     with pytest.warns(UserWarning, match="newer than its compiled module"):
         native.choose_modules()
-    assert sys.modules["fakepkg_native.mod"].WHERE == "source"
+    import fakepkg_native.mod  # the extension's bytes would fail to load
+
+    assert fakepkg_native.mod.WHERE == "source"
 
 
 def test_fresh_extension_is_left_to_the_import_system(tmp_path: Path, monkeypatch) -> None:
@@ -102,5 +105,7 @@ def test_fresh_extension_is_left_to_the_import_system(tmp_path: Path, monkeypatc
     monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
     for name in ("fakepkg_native", "fakepkg_native.mod"):
         monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     native.choose_modules()
-    assert "fakepkg_native.mod" not in sys.modules  # the extension is imported when used
+    with pytest.raises(ImportError):  # the 'extension' is what Python imports
+        import fakepkg_native.mod  # noqa: F401

@@ -27,7 +27,8 @@ Speed (a pass runs after every event, with a long queue of jobs that mostly cann
 - few objects are allocated per call (reused lists, masks instead of tuples), which also
   keeps Python's garbage collections, paid by whoever allocates, mostly out of `exchange`.
 `EasyBackfill(shortcuts=False)` turns all of this off (plain pybatsim-like passes), to cross-check
-the shortcuts in tests.
+the shortcuts in tests; `EasyBackfill(check_reservations=True)` checks every reservation taken
+from the masks (or held from an earlier pass) against the plain release order, and counts them.
 """
 
 from __future__ import annotations
@@ -85,8 +86,10 @@ class _SizeIndex:
 class EasyBackfill(DecisionProcess):
     """pybatsim `easyBackfill` (EASY backfilling over contiguous machine ranges)."""
 
-    def __init__(self, *, shortcuts: bool = True) -> None:
+    def __init__(self, *, shortcuts: bool = True, check_reservations: bool = False) -> None:
         self._shortcuts = shortcuts  # False only to cross-check the shortcuts in tests
+        self._check_reservations = check_reservations  # True only in tests, see the docstring
+        self.nb_checked_reservations = 0
         self._free = FreeList()
         self._free_mask = 0  # bit i set iff machine i is in a free range
         self._all_mask = 0  # every machine
@@ -132,10 +135,9 @@ class EasyBackfill(DecisionProcess):
         out.clear()
         for i in range(len(events)):  # (no iterator object: see `out`)
             event = events[i]
-            kind = type(event)
-            if kind is JobSubmitted:
+            if isinstance(event, JobSubmitted):
                 self._on_submitted(event, now, out)
-            elif kind is JobCompleted:
+            elif isinstance(event, JobCompleted):
                 self._on_completed(event, now, out)
             elif isinstance(event, SimulationBegins):
                 self._free = FreeList(event.nb_resources)
@@ -231,9 +233,10 @@ class EasyBackfill(DecisionProcess):
         while waiting and waiting[0].req <= self._widest and free.first is not None:
             job = waiting[0]
             space = free.first
-            while job.req > space.hi - space.lo + 1:  # type: ignore[union-attr]
-                space = space.next  # type: ignore[union-attr]
-            self._start(job, free.take(space, job.req), now, out)  # type: ignore[arg-type]
+            # (`_widest` is surveyed: some range is large enough, `next` never runs out)
+            while job.req > space.hi - space.lo + 1:
+                space = space.next  # type: ignore[assignment]
+            self._start(job, free.take(space, job.req), now, out)
             del waiting[0]
             del self._sizes.codes[0]
             self._survey()
@@ -333,6 +336,15 @@ class EasyBackfill(DecisionProcess):
         raise AssertionError(f"job {head.id} can never fit on the platform")
 
     def _reserve(self, head: _Job) -> None:
+        self._reserve_by_masks(head)
+        if self._check_reservations:
+            found = (self._held_a, self._held_b), self._held_start
+            plain = self._reservation_by_release(head)
+            if found != plain:
+                raise AssertionError(f"reservation of job {head.id}: {found} instead of {plain}")
+            self.nb_checked_reservations += 1
+
+    def _reserve_by_masks(self, head: _Job) -> None:
         """Set `_held_a`, `_held_b`, `_held_start` to the head's reservation, the same as
         `_reservation_by_release` finds but computed on bit masks without copying.
 

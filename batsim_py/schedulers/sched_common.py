@@ -98,10 +98,10 @@ class SchedLayerScheduler(DecisionProcess):
                 self.on_job_submitted(record)
                 self._pass()
             elif isinstance(event, JobCompleted):
-                record = self.jobs.get(event.job_id)
-                if record is not None and record.state == "running":
-                    record.state = "completed"
-                    self.on_job_finished(record)
+                ended = self.jobs.get(event.job_id)
+                if ended is not None and ended.state == "running":
+                    ended.state = "completed"
+                    self.on_job_finished(ended)
                 self._pass()
             elif isinstance(event, JobKilled):
                 self._pass()
