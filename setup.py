@@ -10,6 +10,7 @@ Everything else is in pyproject.toml.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -17,14 +18,21 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
+HERE = Path(__file__).resolve().parent
+RECORD = "_kernel_sources.txt"  # read by batsim_py/native.py
 
-def _compiled_sources() -> list[str]:
+
+def _compiled_modules() -> list[str]:
     """The modules listed in batsim_py/native.py (COMPILED), which checks them at import."""
-    tree = ast.parse((Path(__file__).parent / "batsim_py" / "native.py").read_text())
+    tree = ast.parse((HERE / "batsim_py" / "native.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED":
-            return [name.replace(".", "/") + ".py" for name in ast.literal_eval(node.value)]
+            return list(ast.literal_eval(node.value))
     raise RuntimeError("batsim_py/native.py lists no COMPILED modules")
+
+
+def _source_of(module: str) -> str:
+    return module.replace(".", "/") + ".py"
 
 
 class OptionalBuildExt(build_ext):
@@ -33,6 +41,7 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
+            self._record_sources()
         except Exception as exc:  # no compiler, no Python headers...
             print(f"WARNING: batsim-py: compiling the kernel failed ({exc}); installing the "
                   "pure-Python modules (same results, slower)", file=sys.stderr)
@@ -40,6 +49,19 @@ class OptionalBuildExt(build_ext):
                 if os.path.exists(path):
                     os.remove(path)
             self.extensions = []
+
+    def _record_sources(self) -> None:
+        """Write the hash of each compiled module's source next to the package as installed
+        (`batsim_py.native` runs a module from its source when it no longer matches): in the
+        source tree for an editable install, else in the build tree the wheel is made of."""
+        if not self.extensions:
+            return
+        modules = _compiled_modules()
+        lines = [f"{m} {hashlib.sha256((HERE / _source_of(m)).read_bytes()).hexdigest()}\n"
+                 for m in modules]
+        in_source = getattr(self, "editable_mode", False) or self.inplace
+        package = HERE / "batsim_py" if in_source else Path(self.build_lib) / "batsim_py"
+        (package / RECORD).write_text("".join(lines))
 
 
 def _extensions() -> list:
@@ -52,7 +74,8 @@ def _extensions() -> list:
               file=sys.stderr)
         return []
     try:
-        return mypycify(_compiled_sources(), opt_level="3", group_name="batsim_py_kernel")
+        return mypycify([_source_of(m) for m in _compiled_modules()], opt_level="3",
+                        group_name="batsim_py_kernel")
     except (Exception, SystemExit) as exc:  # mypyc exits on a type error: stay pure
         print(f"WARNING: batsim-py: mypyc failed ({exc}); installing the pure-Python modules",
               file=sys.stderr)

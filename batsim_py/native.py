@@ -1,14 +1,17 @@
 """The kernel modules compiled by mypyc (setup.py), and the rule that keeps them honest.
 
 A compiled module sits next to its source and Python imports it first. After an edit of the
-source (a developer's editable install) the extension would silently run the old code: a module
-whose source is newer than its extension is imported from the source instead, with a warning
-saying how to rebuild. `BATSIM_PY_PURE=1` in the environment runs every module from its source
-(the reference behaviour; benchmarks use it to show what the compilation buys).
+source (a developer's editable install) the extension would silently run the old code. The
+build records each compiled source's SHA-256 in `_kernel_sources.txt` (file dates cannot tell:
+a wheel install writes sources after extensions); a module whose source no longer matches is
+imported from the source instead, with a warning saying how to rebuild. `BATSIM_PY_PURE=1` in
+the environment runs every module from its source (the reference behaviour; benchmarks use it
+to show what the compilation buys).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -18,6 +21,7 @@ import sys
 import warnings
 from pathlib import Path
 
+RECORD = "_kernel_sources.txt"  # written by setup.py's build
 # The modules setup.py compiles (it reads this tuple): the hot paths of a run.
 COMPILED = (
     "batsim_py.sim.engine",
@@ -41,6 +45,16 @@ def _extension_of(name: str) -> Path | None:
     return None
 
 
+def _recorded_hashes(extension: Path, name: str) -> dict[str, str]:
+    """The build's record of the compiled sources, in the top-level package's folder."""
+    record = extension.parents[name.count(".") - 1] / RECORD
+    try:
+        lines = record.read_text().splitlines()
+    except OSError:
+        return {}
+    return dict(line.split() for line in lines if line.strip())
+
+
 class _SourceFinder(importlib.abc.MetaPathFinder):
     """Finds the listed modules' sources ahead of the standard finders (which would take the
     extension), whenever they are imported: a package's `__init__` may import them first."""
@@ -60,6 +74,7 @@ def choose_modules() -> None:
     Runs when `batsim_py` is imported, before anything imports the kernel."""
     pure = bool(os.environ.get("BATSIM_PY_PURE"))
     sources: dict[str, Path] = {}
+    recorded: dict[str, dict[str, str]] = {}  # per top-level package: module -> source hash
     for name in COMPILED:
         extension = _extension_of(name)
         if extension is None:
@@ -67,11 +82,15 @@ def choose_modules() -> None:
         source = extension.parent / (name.rpartition(".")[2] + ".py")
         if not source.exists():
             continue
-        if not pure and source.stat().st_mtime <= extension.stat().st_mtime:
-            continue
         if not pure:
+            top = name.partition(".")[0]
+            if top not in recorded:
+                recorded[top] = _recorded_hashes(extension, name)
+            expected = recorded[top].get(name)
+            if expected is None or expected == hashlib.sha256(source.read_bytes()).hexdigest():
+                continue  # built from this very source (or nothing recorded: cannot tell)
             warnings.warn(
-                f"batsim-py: {source} is newer than its compiled module; running the source "
+                f"batsim-py: {source} changed since it was compiled; running the source "
                 "(slower). Rebuild with: pip install -e . (or delete the .so file)",
                 stacklevel=2,
             )

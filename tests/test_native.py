@@ -3,11 +3,11 @@ compiled module older than its source is never used."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -68,44 +68,40 @@ def test_pure_environment_runs_the_sources() -> None:
     assert out.split() == ["[]", "True"]
 
 
-def _fake_package(tmp: Path, source_newer: bool) -> None:
+def _fake_package(tmp: Path, monkeypatch, record: str | None) -> None:
     """A package whose module has both a source and an 'extension' (bytes that cannot load:
-    importing it would fail, so a passing test shows the source was chosen or left alone)."""
+    importing it fails, so a passing import shows the source was chosen), with the build's
+    record of the compiled source's hash (`record`: "same", "other" or None for no record)."""
     pkg = tmp / "fakepkg_native"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     source = pkg / "mod.py"
     source.write_text("WHERE = 'source'\n")
-    extension = pkg / ("mod" + importlib.machinery.EXTENSION_SUFFIXES[0])
-    extension.write_bytes(b"not a shared object")
-    now = time.time()
-    os.utime(source, (now, now + (10 if source_newer else -10)))
-    os.utime(extension, (now, now))
-
-
-def test_stale_extension_gives_way_to_its_source(tmp_path: Path, monkeypatch) -> None:
-    _fake_package(tmp_path, source_newer=True)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    (pkg / ("mod" + importlib.machinery.EXTENSION_SUFFIXES[0])).write_bytes(b"not an ELF file")
+    if record is not None:
+        compiled = source.read_bytes() if record == "same" else b"WHERE = 'before the edit'\n"
+        (pkg / native.RECORD).write_text(
+            f"fakepkg_native.mod {hashlib.sha256(compiled).hexdigest()}\n")
+    monkeypatch.syspath_prepend(str(tmp))
     monkeypatch.setattr(native, "COMPILED", ("fakepkg_native.mod",))
     monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     for name in ("fakepkg_native", "fakepkg_native.mod"):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
-    with pytest.warns(UserWarning, match="newer than its compiled module"):
+
+
+def test_edited_source_is_run_instead_of_its_stale_extension(tmp_path: Path, monkeypatch) -> None:
+    _fake_package(tmp_path, monkeypatch, record="other")
+    with pytest.warns(UserWarning, match="changed since it was compiled"):
         native.choose_modules()
-    import fakepkg_native.mod  # the extension's bytes would fail to load
+    import fakepkg_native.mod
 
     assert fakepkg_native.mod.WHERE == "source"
 
 
-def test_fresh_extension_is_left_to_the_import_system(tmp_path: Path, monkeypatch) -> None:
-    _fake_package(tmp_path, source_newer=False)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(native, "COMPILED", ("fakepkg_native.mod",))
-    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
-    for name in ("fakepkg_native", "fakepkg_native.mod"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+@pytest.mark.parametrize("record", ["same", None])
+def test_extension_of_this_source_is_imported(tmp_path: Path, monkeypatch, record) -> None:
+    _fake_package(tmp_path, monkeypatch, record=record)
     native.choose_modules()
     with pytest.raises(ImportError):  # the 'extension' is what Python imports
         import fakepkg_native.mod  # noqa: F401
