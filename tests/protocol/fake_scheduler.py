@@ -1,10 +1,11 @@
 """A misbehaving Batsim scheduler for the tests: binds a REP socket and misbehaves on purpose.
 
-    python fake_scheduler.py ENDPOINT MODE
+    python fake_scheduler.py ENDPOINT MODE [MARKER]
 
 MODE: garbage (answers the 2nd message with text that is not JSON), die (exits without
 answering the 2nd message), silent (never answers the 2nd message), flood (asks for 500
-CALL_ME_LATER in its first reply and rejects every job).
+CALL_ME_LATER in its first reply and rejects every job). MARKER: a file created once the 2nd
+message came (the simulation is then surely running), for tests that must act mid-run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def main() -> None:
         if n == 2 and mode == "die":
             sys.exit(3)
         if n == 2 and mode == "silent":
+            if len(sys.argv) > 3:
+                open(sys.argv[3], "w").close()
             time.sleep(3600)
         events = []
         for e in msg["events"]:

@@ -72,14 +72,18 @@ def test_flood_of_decisions_is_a_correct_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signals_stop_cleanly_with_outputs(sig: int, tmp_path: Path) -> None:
     endpoint = f"tcp://127.0.0.1:{free_port()}"
-    sched = subprocess.Popen([sys.executable, str(FAKE), endpoint, "silent"])
+    marker = tmp_path / "waiting"  # the scheduler got a request: the simulation runs
+    sched = subprocess.Popen([sys.executable, str(FAKE), endpoint, "silent", str(marker)])
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "batsim_py.cli", *ARGS, "-s", endpoint,
              "-e", str(tmp_path / "out"), "-q"],
             stderr=subprocess.PIPE, text=True,
         )
-        time.sleep(2.0)
+        deadline = time.monotonic() + 60  # (a loaded machine can take seconds to start)
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), "the simulation never reached the scheduler"
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
     finally:
