@@ -59,6 +59,15 @@ def _without_clock(schedule: bytes) -> list[list[str]]:
     return [[n, v] for n, v in zip(names, values, strict=True) if n not in clock]
 
 
+def test_compiled_modules_type_check(tmp_path: Path) -> None:
+    """mypyc compiles only what type-checks: a type error in a kernel module would silently
+    leave it pure Python (the install only warns), so it fails here."""
+    api = pytest.importorskip("mypy.api")
+    files = [str(PROJECT / (name.replace(".", "/") + ".py")) for name in native.COMPILED]
+    out, err, status = api.run([*files, "--cache-dir", str(tmp_path / "cache")])
+    assert status == 0, out + err
+
+
 def test_pure_environment_runs_the_sources() -> None:
     code = ("import sys; from batsim_py import native; print(native.compiled_modules(), "
             "all(sys.modules[n].__file__.endswith('.py') for n in native.COMPILED))")

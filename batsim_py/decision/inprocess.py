@@ -30,8 +30,10 @@ class InProcess(DecisionProcess):
         # Batsim would read long numbers back through RapidJSON (see rapidjson_number).
         decisions = []
         for decision in reply.decisions:
-            decision = replace(decision, timestamp=wire_value(decision.timestamp))
-            if isinstance(decision, CallMeLater):
+            timestamp = wire_value(decision.timestamp)
+            if timestamp != decision.timestamp:  # (a copy only where the value changes)
+                decision = replace(decision, timestamp=timestamp)
+            if isinstance(decision, CallMeLater) and wire_value(decision.at) != decision.at:
                 decision = replace(decision, at=wire_value(decision.at))
             decisions.append(decision)
         return Reply(wire_value(reply.now), tuple(decisions))

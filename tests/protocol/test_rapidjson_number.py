@@ -26,3 +26,13 @@ def test_a_long_number_rounds_differently() -> None:
     assert rapidjson_double("100000000000.00003") == 1e11 + 3 * ULP_1E11
     assert wire_value(1e11 + 2 * ULP_1E11) == 1e11 + 3 * ULP_1E11
     assert wire_value(123.456) == 123.456
+
+
+def test_wire_value_of_repeated_and_alternating_long_numbers() -> None:
+    """The one-entry cache gives each value its own conversion, whatever came before."""
+    rng = random.Random(3)
+    values = [round(rng.uniform(1e9, 1e12), 6) for _ in range(300)]
+    sequence = [v for v in values for _ in range(rng.randint(1, 3))] + values[::-1] + values
+    for x in sequence:
+        assert wire_value(x) == rapidjson_double(repr(x))
+        assert wire_value(-x) == -rapidjson_double(repr(x))
