@@ -15,6 +15,8 @@ import pytest
 from batsim_py import native
 
 PROJECT = Path(__file__).resolve().parents[1]
+REFERENCE = PROJECT.parent / "shared" / "reference"
+F_10K = REFERENCE / "f_10k_easy_cluster128_quiet"
 
 RUNS = {
     # delay and composed jobs, EASY, messages over a real network
@@ -50,6 +52,20 @@ def test_compiled_and_pure_outputs_are_identical(tmp_path: Path, case: str) -> N
             compiled[name], pure[name] = (_without_clock(compiled[name]),
                                           _without_clock(pure[name]))
         assert compiled[name] == pure[name], name
+
+
+@pytest.mark.skipif(not native.compiled_modules(), reason="installed without a compiled kernel")
+@pytest.mark.skipif(not F_10K.is_dir(), reason="needs ../shared/reference")
+def test_compiled_and_pure_agree_on_ten_thousand_jobs(tmp_path: Path) -> None:
+    """The f_10k reference workload on 512 hosts: long EASY queues, block machine updates."""
+    args = ["-p", str(F_10K / "cluster512.xml"), "-w",
+            str(F_10K / "gen_delay_10k_128_seed42_load0.7.json"), "--mmax-workload",
+            "--scheduler", "easy"]
+    compiled = _outputs(tmp_path, args, pure=False)
+    pure = _outputs(tmp_path, args, pure=True)
+    assert compiled["jobs.csv"] == pure["jobs.csv"]
+    assert compiled["machine_states.csv"] == pure["machine_states.csv"]
+    assert _without_clock(compiled["schedule.csv"]) == _without_clock(pure["schedule.csv"])
 
 
 def _without_clock(schedule: bytes) -> list[list[str]]:
