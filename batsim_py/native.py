@@ -52,7 +52,8 @@ def _recorded_hashes(extension: Path, name: str) -> dict[str, str]:
         lines = record.read_text().splitlines()
     except OSError:
         return {}
-    return dict(line.split() for line in lines if line.strip())
+    pairs = (line.split() for line in lines)
+    return {p[0]: p[1] for p in pairs if len(p) == 2}
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):
@@ -69,11 +70,14 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
 
 
 def choose_modules() -> None:
-    """Have each compiled module imported from its source where the extension must not be used.
+    """Have the compiled modules imported from their sources where the extensions must not be
+    used. They are compiled together and call each other natively, so one changed source sends
+    them all back to their sources.
 
     Runs when `batsim_py` is imported, before anything imports the kernel."""
     pure = bool(os.environ.get("BATSIM_PY_PURE"))
     sources: dict[str, Path] = {}
+    changed: list[Path] = []
     recorded: dict[str, dict[str, str]] = {}  # per top-level package: module -> source hash
     for name in COMPILED:
         extension = _extension_of(name)
@@ -82,25 +86,25 @@ def choose_modules() -> None:
         source = extension.parent / (name.rpartition(".")[2] + ".py")
         if not source.exists():
             continue
-        if not pure:
-            top = name.partition(".")[0]
-            if top not in recorded:
-                recorded[top] = _recorded_hashes(extension, name)
-            expected = recorded[top].get(name)
-            if expected is None or expected == hashlib.sha256(source.read_bytes()).hexdigest():
-                continue  # built from this very source (or nothing recorded: cannot tell)
-            warnings.warn(
-                f"batsim-py: {source} changed since it was compiled; running the source "
-                "(slower). Rebuild with: pip install -e . (or delete the .so file)",
-                stacklevel=2,
-            )
         sources[name] = source
-    if sources:
+        top = name.partition(".")[0]
+        if top not in recorded:
+            recorded[top] = _recorded_hashes(extension, name)
+        expected = recorded[top].get(name)  # (None: nothing recorded, cannot tell)
+        if expected is not None and expected != hashlib.sha256(source.read_bytes()).hexdigest():
+            changed.append(source)
+    if changed and not pure:
+        warnings.warn(
+            f"batsim-py: {', '.join(map(str, changed))} changed since compiled; running the "
+            "kernel from its sources (slower). Rebuild with: pip install -e .",
+            stacklevel=2,
+        )
+    if sources and (pure or changed):
         sys.meta_path.insert(0, _SourceFinder(sources))
 
 
 def compiled_modules() -> list[str]:
-    """The kernel modules running compiled in this process (for benchmarks and --version)."""
+    """The kernel modules running compiled in this process (benchmarks print them)."""
     out = []
     for name in COMPILED:
         module = sys.modules.get(name) or importlib.import_module(name)

@@ -117,7 +117,7 @@ def _fake_package(tmp: Path, monkeypatch, record: str | None) -> None:
 
 def test_edited_source_is_run_instead_of_its_stale_extension(tmp_path: Path, monkeypatch) -> None:
     _fake_package(tmp_path, monkeypatch, record="other")
-    with pytest.warns(UserWarning, match="changed since it was compiled"):
+    with pytest.warns(UserWarning, match="changed since compiled"):
         native.choose_modules()
     import fakepkg_native.mod
 
@@ -130,3 +130,22 @@ def test_extension_of_this_source_is_imported(tmp_path: Path, monkeypatch, recor
     native.choose_modules()
     with pytest.raises(ImportError):  # the 'extension' is what Python imports
         import fakepkg_native.mod  # noqa: F401
+
+
+def test_one_changed_source_sends_the_whole_group_to_sources(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """Compiled modules call each other natively: running one from its source beside its
+    compiled partners would still run their old code for those calls."""
+    _fake_package(tmp_path, monkeypatch, record="same")
+    pkg = tmp_path / "fakepkg_native"
+    (pkg / "other.py").write_text("WHERE = 'source'\n")
+    (pkg / ("other" + importlib.machinery.EXTENSION_SUFFIXES[0])).write_bytes(b"not an ELF")
+    with open(pkg / native.RECORD, "a") as f:
+        f.write(f"fakepkg_native.other {hashlib.sha256(b'edited since').hexdigest()}\n")
+    monkeypatch.setattr(native, "COMPILED", ("fakepkg_native.mod", "fakepkg_native.other"))
+    with pytest.warns(UserWarning, match="other.py changed since compiled"):
+        native.choose_modules()
+    import fakepkg_native.mod
+    import fakepkg_native.other
+
+    assert fakepkg_native.mod.WHERE == fakepkg_native.other.WHERE == "source"
