@@ -9,8 +9,7 @@ is in pyproject.toml.
 
 from __future__ import annotations
 
-import ast
-import hashlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -19,20 +18,19 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
-RECORD = "_kernel_sources.txt"  # read by batsim_py/native.py
 
 
-def _compiled_modules() -> list[str]:
-    """The modules listed in batsim_py/native.py (COMPILED), which checks them at import."""
-    tree = ast.parse((HERE / "batsim_py" / "native.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED":
-            return list(ast.literal_eval(node.value))
-    raise RuntimeError("batsim_py/native.py lists no COMPILED modules")
+def _load_native():
+    """batsim_py/native.py alone (standard library only; importing the package would run it):
+    the list of compiled modules and the record of their sources are defined there."""
+    spec = importlib.util.spec_from_file_location("_batsim_py_native",
+                                                  HERE / "batsim_py" / "native.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _source_of(module: str) -> str:
-    return module.replace(".", "/") + ".py"
+NATIVE = _load_native()
 
 
 class OptionalBuildExt(build_ext):
@@ -56,12 +54,9 @@ class OptionalBuildExt(build_ext):
         source tree for an editable install, else in the build tree the wheel is made of."""
         if not self.extensions:
             return
-        modules = _compiled_modules()
-        lines = [f"{m} {hashlib.sha256((HERE / _source_of(m)).read_bytes()).hexdigest()}\n"
-                 for m in modules]
         in_source = getattr(self, "editable_mode", False) or self.inplace
         package = HERE / "batsim_py" if in_source else Path(self.build_lib) / "batsim_py"
-        (package / RECORD).write_text("".join(lines))
+        (package / NATIVE.RECORD).write_text(NATIVE.record_text(HERE))
 
 
 def _extensions() -> list:
@@ -74,7 +69,7 @@ def _extensions() -> list:
               file=sys.stderr)
         return []
     try:
-        return mypycify([_source_of(m) for m in _compiled_modules()], opt_level="3",
+        return mypycify([NATIVE.source_of(m) for m in NATIVE.COMPILED], opt_level="3",
                         group_name="batsim_py_kernel")
     except (Exception, SystemExit) as exc:  # mypyc exits on a type error: stay pure
         print(f"WARNING: batsim-py: mypyc failed ({exc}); installing the pure-Python modules",

@@ -21,13 +21,28 @@ import sys
 import warnings
 from pathlib import Path
 
-RECORD = "_kernel_sources.txt"  # written by setup.py's build
-# The modules setup.py compiles (it reads this tuple): the hot paths of a run.
+RECORD = "_kernel_sources.txt"  # written by setup.py's build (`record_text`)
+# The modules setup.py compiles (it loads this file): the hot paths of a run.
 COMPILED = (
     "batsim_py.sim.engine",
     "batsim_py.schedulers.freespace",
     "batsim_py.schedulers.easy",
 )
+
+
+def source_of(name: str) -> str:
+    """A module's source file, relative to the folder holding its top-level package."""
+    return name.replace(".", "/") + ".py"
+
+
+def source_hash(source: Path) -> str:
+    return hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+def record_text(root: Path) -> str:
+    """What the build writes to RECORD: each compiled module and its source's hash (`root`:
+    the folder holding the batsim_py package's sources)."""
+    return "".join(f"{name} {source_hash(root / source_of(name))}\n" for name in COMPILED)
 
 
 def _extension_of(name: str) -> Path | None:
@@ -91,7 +106,7 @@ def choose_modules() -> None:
         if top not in recorded:
             recorded[top] = _recorded_hashes(extension, name)
         expected = recorded[top].get(name)  # (None: nothing recorded, cannot tell)
-        if expected is not None and expected != hashlib.sha256(source.read_bytes()).hexdigest():
+        if expected is not None and expected != source_hash(source):
             changed.append(source)
     if changed and not pure:
         warnings.warn(
@@ -107,7 +122,7 @@ def compiled_modules() -> list[str]:
     """The kernel modules running compiled in this process (benchmarks print them)."""
     out = []
     for name in COMPILED:
-        module = sys.modules.get(name) or importlib.import_module(name)
+        module = importlib.import_module(name)
         if str(getattr(module, "__file__", "")).endswith(
                 tuple(importlib.machinery.EXTENSION_SUFFIXES)):
             out.append(name)

@@ -79,7 +79,7 @@ def test_compiled_modules_type_check(tmp_path: Path) -> None:
     """mypyc compiles only what type-checks: a type error in a kernel module would silently
     leave it pure Python (the install only warns), so it fails here."""
     api = pytest.importorskip("mypy.api")
-    files = [str(PROJECT / (name.replace(".", "/") + ".py")) for name in native.COMPILED]
+    files = [str(PROJECT / native.source_of(name)) for name in native.COMPILED]
     out, err, status = api.run([*files, "--cache-dir", str(tmp_path / "cache")])
     assert status == 0, out + err
 

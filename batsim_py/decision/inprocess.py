@@ -33,8 +33,10 @@ class InProcess(DecisionProcess):
             timestamp = wire_value(decision.timestamp)
             if timestamp != decision.timestamp:  # (a copy only where the value changes)
                 decision = replace(decision, timestamp=timestamp)
-            if isinstance(decision, CallMeLater) and wire_value(decision.at) != decision.at:
-                decision = replace(decision, at=wire_value(decision.at))
+            if isinstance(decision, CallMeLater):
+                at = wire_value(decision.at)
+                if at != decision.at:
+                    decision = replace(decision, at=at)
             decisions.append(decision)
         return Reply(wire_value(reply.now), tuple(decisions))
 
