@@ -31,3 +31,8 @@ class UsageError(BatsimPyError):
 
 class NotSupportedError(BatsimPyError):
     """A feature of Batsim that batsim-py does not implement yet."""
+
+
+class SimulationError(BatsimPyError):
+    """The simulation cannot advance: a bounded loop of the kernel or of the sharing solver
+    reached its limit (never a silent spin), or the clock would leave the finite numbers."""

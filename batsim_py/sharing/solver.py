@@ -38,11 +38,17 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from batsim_py.errors import SimulationError
+
 #: `precision/work-amount` (`maxmin/precision`): absolute snap of remaining capacities.
 WORKAMOUNT_PRECISION = 1e-5
 
-#: Safety net: literal rounds that keep changing something are never cut before this.
-MAX_ROUNDS = 10_000_000
+#: Bound on the literal rounds of one solve (a few seconds of numpy). Rounds that remove a
+#: variable or a constraint are at most one per variable and constraint; the others drain
+#: capacities, and the long drains are skipped in closed form, so real cases stay far below
+#: it (at most 139 in 300 runs of the issue-21 family, 83 in 1000 random oracle cases).
+#: Reaching it raises `SimulationError`: never a silent spin.
+MAX_ROUNDS = 100_000
 #: A solve needing more rounds than this (skipped in closed form) is one SimGrid does not
 #: finish in practice: `SolveInfo.converged` is False for it.
 SPIN_ROUNDS = 1_000_000_000
@@ -103,6 +109,7 @@ class SolveInfo:
 
     rounds: int
     converged: bool
+    literal: int = 0  # rounds actually iterated (the others were skipped in closed form)
 
 
 def fair_bottleneck(
@@ -156,7 +163,7 @@ def _solve(
     active = on & loads
     x[on & ~loads] = 1.0  # enabled but loading nothing: SimGrid gives it 1 and skips it
     if not active.any():
-        return x, SolveInfo(0, True)
+        return x, SolveInfo(0, True, 0)
 
     has_bound = (bnd > 0.0) & np.isfinite(bnd)
     # SimGrid's "no bound" is -1, which no value ever equals; inf would equal a diverged value.
@@ -176,7 +183,10 @@ def _solve(
         rounds += 1
         literal += 1
         if literal > MAX_ROUNDS:
-            raise RuntimeError(f"fair bottleneck: no end after {MAX_ROUNDS} rounds")
+            raise SimulationError(
+                f"the fair-bottleneck sharing did not settle after {MAX_ROUNDS} rounds "
+                f"({usage.n_activities} activities on {usage.n_resources} resources); SimGrid "
+                "would loop here too: please report the inputs")
         # (a) equal share of each remaining constraint among its active sharers (1 if FATPIPE).
         sharer = positive & active[e_var]
         nb = np.bincount(e_cnst[sharer], minlength=n_cnst).astype(np.float64)
@@ -236,7 +246,7 @@ def _solve(
             e_var, e_cnst, e_w, positive = e_var[kept], e_cnst[kept], e_w[kept], positive[kept]
 
         if not (active & ~diverged).any():
-            return x, SolveInfo(rounds, not diverged.any() and rounds <= SPIN_ROUNDS)
+            return x, SolveInfo(rounds, not diverged.any() and rounds <= SPIN_ROUNDS, literal)
         if hit.size or saturated.any() or emptied.any():
             continue
         if drained:
@@ -246,7 +256,7 @@ def _solve(
             continue
         # Nothing changed but the values: the next rounds repeat this one exactly.
         if not moved:
-            return x, SolveInfo(rounds, False)
+            return x, SolveInfo(rounds, False, literal)
         _repeat(x, mu, active, has_bound, bnd, diverged)
 
 
