@@ -152,6 +152,15 @@ def fair_bottleneck_info(
 def _solve(
     usage: Usage, cap: FloatArray, fat: BoolArray, bnd: FloatArray, on: BoolArray
 ) -> tuple[FloatArray, SolveInfo]:
+    # Extreme but accepted numbers overflow on purpose (an infinite share, see `_rounds`);
+    # no floating-point warning is meaningful to a user.
+    with np.errstate(all="ignore"):
+        return _rounds(usage, cap, fat, bnd, on)
+
+
+def _rounds(
+    usage: Usage, cap: FloatArray, fat: BoolArray, bnd: FloatArray, on: BoolArray
+) -> tuple[FloatArray, SolveInfo]:
     n_var, n_cnst = usage.n_activities, usage.n_resources
     x = np.zeros(n_var)
     # Only the elements of enabled variables are in a constraint's enabled-element list.
@@ -169,6 +178,9 @@ def _solve(
     # SimGrid's "no bound" is -1, which no value ever equals; inf would equal a diverged value.
     literal_bound = np.where(np.isinf(bnd), -1.0, bnd)
     remaining = cap.astype(np.float64, copy=True)
+    # An infinite capacity (cores x speed beyond the floats) never saturates: it stays inf
+    # instead of becoming inf - inf = nan.
+    boundless = np.isinf(remaining)
     in_list = np.ones(n_cnst, dtype=bool)
     positive = e_w > 0.0
     # Increments are never reset: a variable that left the active set keeps its last one
@@ -216,6 +228,16 @@ def _solve(
         moved = bool(np.any(x[act_idx] != before))
         hit = act_idx[x[act_idx] == literal_bound[act_idx]]
         active[hit] = False
+        # An infinite increment (every resource it loads offers an infinite share per unit
+        # of weight: infinite capacities, or weights so small that the quotient overflows)
+        # is outside SimGrid's defined answers: the activity is done within the step (inf,
+        # see the module doc) and consumes nothing from then on (its work takes no time).
+        endless = act_idx[np.isinf(step)]
+        if endless.size:
+            x[endless] = np.inf
+            mu[endless] = 0.0
+            active[endless] = False
+            diverged[endless] = True
 
         # (c) remaining capacities. SHARED: subtract w*mu of every element, active or not, one
         # by one (bincount accumulates in array order, so rounding is that of a sequential
@@ -232,9 +254,11 @@ def _solve(
             np.minimum.at(smallest, e_cnst[on_fat], incr[on_fat])
             new_rem[fat_listed] = remaining[fat_listed] - smallest[fat_listed]
         new_rem[new_rem < WORKAMOUNT_PRECISION] = 0.0
+        new_rem[boundless] = np.inf
         last_drop = drop
         drop = np.zeros(n_cnst)
         drop[listed] = remaining[listed] - new_rem[listed]
+        drop[boundless] = 0.0
         drained = bool(np.any(drop[listed] != 0.0))
         remaining[listed] = new_rem[listed]
         saturated = in_list & (remaining <= 0.0)

@@ -14,11 +14,12 @@ Epsilon_p); a pstate of speed <= 0 counts as fully loaded.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from batsim_py.errors import PlatformError
+from batsim_py.errors import PlatformError, SimulationError
 
 LD = np.longdouble
 
@@ -43,6 +44,13 @@ def parse_wattage(host: str, text: str, nb_pstates: int) -> list[tuple[float, fl
             raise PlatformError(
                 f"host {host}: wattage_per_state entry '{entry}' is not Idle:Epsilon:AllCores "
                 "or Idle:AllCores (watts)"
+            )
+        if not all(0.0 <= v < math.inf for v in values):
+            # Run-time safety net: nan, infinite or negative watts give nan or negative
+            # joules, never a meaningful figure.
+            raise PlatformError(
+                f"host {host}: wattage_per_state entry '{entry}' must hold finite, "
+                "non-negative watts"
             )
         out.append((values[0], values[1], values[2]))
     return out
@@ -113,7 +121,13 @@ class HostEnergy:
                     load = 1.0
             idle, eps, full = self.watts[h][p]
             power = eps + load * (full - eps) if load > 0 else idle
-            self.energy[h] = self.energy[h] + power * (now - self.last[h])
+            joules = self.energy[h] + power * (now - self.last[h])
+            if not joules < math.inf:
+                raise SimulationError(
+                    f"at t={now!r} the consumed energy of host {self.network.host_names[h]} "
+                    f"overflows ({power!r} W for {now - self.last[h]!r} s after "
+                    f"{self.energy[h]!r} J): joules beyond the floats cannot be written")
+            self.energy[h] = joules
             self.last[h] = now
         self.saved_pstate[h] = self.network.pstate[h]
 

@@ -470,6 +470,12 @@ class Engine:
                 if delta < 0 or s.rem < delta:
                     delta = s.rem
         if delta < 0:
+            stuck = [a for a in actions if a.enabled and a.remains > 0.0
+                     and (a.kind == COMM or a.actor is not None)]
+            if stuck:
+                raise SimulationError(
+                    f"at t={now!r} {_describe(stuck)} can never end: the solved rate is 0 (a "
+                    "zero bandwidth or speed on its resources?) and nothing else can happen")
             return False
         if not delta < INF or not now + delta < INF:  # nan, or the clock leaves the floats
             raise SimulationError(
@@ -577,15 +583,15 @@ class Engine:
         the latency, then the byte. Doing them together records the same two deltas and gives
         the same dates, without scanning the sleeps twice.
         """
-        if c.enabled or c.remains <= 0.0:
+        if c.enabled or c.remains <= 0.0 or not c.lone_rate > 0.0:
             return False
         now = self.now
         k = self._k
         d1 = c.latency
         d2 = c.remains / c.lone_rate
         heap = self._sleeps
-        if heap and heap[0][0] <= now + d1 + d2 + WINDOW:
-            return False
+        if heap and heap[0][0] <= now + d1 + d2 + WINDOW or not (now + d1) + d2 < INF:
+            return False  # (an overflowing clock is reported by _step)
         if k + 2 > DELTAS:
             k = self._rebase()
         deltas = self._deltas
