@@ -335,6 +335,8 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
         run.energy = trace.on_machines(run.alloc)
         trace.entry(run.starting_time, "s")
     sim.machine_states.job_starts(run.alloc, run.starting_time)
+    if sim.paje is not None:
+        sim.paje.job_starts(run.job.id, run.alloc, run.starting_time)
     profile = run.profile
     if type(profile) is DelayProfile:
         # The common case, as execute_profile would run it, without its generator.

@@ -22,6 +22,7 @@ from batsim_py.decision import events as ev
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.output import jobs_csv
+from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
 from batsim_py.sim.energy import HostEnergy
@@ -130,6 +131,8 @@ class Simulation:
             len(machines), self.nb_compute, options.machine_state_tracing
         )
         self.job_records: list[jobs_csv.JobRecord] = []
+        self.paje = (PajeTrace([m.host.name for m in machines.all])
+                     if options.schedule_tracing else None)
         self.scheduling_time = 0.0
 
     # ----------------------------------------------------------------- messages
@@ -708,6 +711,7 @@ class Simulation:
                     run.ranks.clear()
                     run.state = "COMPLETED_KILLED"
                     self.machine_states.job_ends(run.alloc, now)
+                    self.paje_job_ends(run, now)
                     run.end_time = now
                     self.job_energy_end(run, now)
                 # Else the cancelled task ends the executor's profile with -2.
@@ -719,10 +723,21 @@ class Simulation:
         now = self.engine.now
         run.return_code = return_code
         run.state = "COMPLETED_SUCCESSFULLY" if return_code == 0 else final_state(return_code)
+        if self.paje is not None and return_code in (-1, -2):
+            self.paje.job_killed(run.job.id, run.alloc, now)
         self.machine_states.job_ends(run.alloc, now)
+        self.paje_job_ends(run, now)
         run.end_time = now
         if self.energy_trace is not None:
             self.job_energy_end(run, now)
+
+    def paje_job_ends(self, run: JobRun, now: float) -> None:
+        paje = self.paje
+        if paje is not None:
+            states = self.machine_states
+            unavailable = (() if not states.counts[UNAVAILABLE] else
+                           {m for m in run.alloc if states.state[m] == UNAVAILABLE})
+            paje.job_ends(run.job.id, run.alloc, now, unavailable)
 
     def job_energy_end(self, run: JobRun, now: float) -> None:
         trace = self.energy_trace
