@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time as wallclock
-from collections import ChainMap
+from collections import ChainMap, deque
 from collections.abc import Generator, Sequence
 from typing import Any
 
@@ -25,6 +25,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
+from batsim_py.sim import io_job
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
 from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
@@ -192,6 +193,7 @@ class Simulation:
             "SWITCHED": self.on_switched,
             "EVENTS": self.on_external_events,
             "EVENTS_BYE": self.on_event_submitter_bye,
+            "FROM_JOB_MSG": self.on_from_job_msg,
         }
         spawns = self._spawns
         get = (GET,)
@@ -372,6 +374,21 @@ class Simulation:
             kind = "event_machine_unavailable" if unavailable else "event_machine_available"
             self.events.append(ev.Notify(self.stamp(), kind, resources=event.resources))
 
+    def on_from_job_msg(self, msg: tuple) -> None:
+        """A `send` profile's message (sim/job_messages.py), for the scheduler."""
+        _, run, data = msg
+        self.events.append(ev.FromJobMsg(self.stamp(), run.job.id, data))
+
+    def to_job_msg(self, decision: d.ToJobMsg) -> None:
+        """Kept in the job's inbox for its `recv` profiles (Batsim only needs the job to
+        exist: a message to a job that is over is kept and never read)."""
+        if decision.job_id in self.ended:
+            return
+        run = self.job_for(decision, decision.job_id)
+        if run.inbox is None:
+            run.inbox = deque()
+        run.inbox.append(decision.msg)
+
     def on_sched_ready(self, msg: tuple) -> None:
         self.sched_ready = True
         if self.end_sent:
@@ -425,6 +442,8 @@ class Simulation:
             self.registration_finished = decision.type == "registration_finished"
         elif kind is d.ChangeJobState:
             self.change_job_state(decision)
+        elif kind is d.ToJobMsg:
+            self.to_job_msg(decision)
         elif kind is d.Query or kind is d.SetResourceState:
             if self.energy_trace is None:
                 raise SchedulerError(
@@ -488,6 +507,8 @@ class Simulation:
                 if i < 0 or i >= len(alloc):
                     raise SchedulerError(f"{_execute_where(decision, now)}: mapping value {i} is "
                                          f"not in [0, {len(alloc)})")
+        if decision.additional_io_job is not None:
+            self.additional_io_job(run, decision)
         run.state = "RUNNING"
         run.alloc = alloc
         run.mapping = decision.mapping
@@ -495,6 +516,17 @@ class Simulation:
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
         self.spawn(job_process(self, run), run.job.id, run.host, run)
+
+    def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
+        if decision.mapping is not None or decision.storage_mapping is not None:
+            raise SchedulerError(
+                f"{_execute_where(decision, self.engine.now)}: additional_io_job cannot come "
+                "with a mapping or a storage_mapping (Batsim accepts at most one of the three)")
+        io = decision.additional_io_job
+        assert io is not None
+        run.io_profile = io_job.resolve(io, run.job.id, run.profile,
+                                        self.profiles_of[run.job.workload], len(self.hosts))
+        run.io_alloc = io.alloc
 
     def _check_machines(self, alloc: Sequence[int], where: str) -> None:
         """Every machine of an allocation exists, may take the job and can compute now."""
