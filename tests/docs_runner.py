@@ -170,9 +170,14 @@ class PageRunner:
                 (self.cwd / name).symlink_to(project / name, target_is_directory=True)
         bindir = self.root / "bin"
         bindir.mkdir()
-        shim = bindir / "batsim-py"
-        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m batsim_py.cli "$@"\n')
-        shim.chmod(0o755)
+        shims = {"batsim-py": f'exec "{sys.executable}" -m batsim_py.cli "$@"',
+                 # `python` in a block is the interpreter running the tests
+                 "python": f'exec "{sys.executable}" "$@"',
+                 "python3": f'exec "{sys.executable}" "$@"'}
+        for name, line in shims.items():
+            shim = bindir / name
+            shim.write_text(f"#!/bin/sh\n{line}\n")
+            shim.chmod(0o755)
         env = dict(os.environ)
         env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
         old = env.get("PYTHONPATH")
