@@ -206,7 +206,8 @@ def execute_profile(
         run.frames.pop()
         return ret
     raise NotSupportedError(
-        f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
+        f"job {run.job.id}: profile '{profile.name}' of type "
+        f"'{getattr(profile, 'kind', profile.type)}' is not yet "
         "supported by batsim-py (supported: delay, composed, parallel, parallel_homogeneous, "
         "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging, usage_trace, "
         "send, recv)"
