@@ -123,7 +123,18 @@ class Simulator:
 
     @property
     def nb_machines(self) -> int:
+        """Machines, compute and storage (ids 0 to nb_machines - 1)."""
         return len(self.sim.hosts)
+
+    @property
+    def compute_machines(self) -> range:
+        """Ids of the compute machines (storage machines come after them)."""
+        return range(self.sim.nb_compute)
+
+    @property
+    def export_prefix(self) -> str | None:
+        """The output prefix, when outputs are written (user code may write files beside)."""
+        return self.spec.options.export_prefix if self.spec.write_outputs else None
 
     def machine_states(self) -> list[str]:
         """The state of every machine, by id: sleeping, switching_on, switching_off, idle,
@@ -191,6 +202,14 @@ class Simulator:
             name = f"w{len(sim.workloads)}"
         self._check_name(name)
         return JobSource(sim, name, profiles, keep_alive, path)
+
+    def at_end(self, function: Callable[[], Any]) -> None:
+        """Call `function()` once the simulation is over (ended or stopped), before the
+        outputs are written (a process's last chance to save what it gathered)."""
+        from batsim_py.plugins import call_user
+
+        name = getattr(function, "__qualname__", repr(function))
+        self.sim.end_hooks.append(lambda: call_user(function, f"at_end function '{name}'"))
 
     def stop(self) -> None:
         """End the simulation now: what was simulated so far is kept (jobs still running

@@ -136,6 +136,7 @@ class Simulation:
         self.signals: Any = None  # batsim_py.sim.signals.Signals once user code listens
         self.user_sources: dict[str, Any] = {}  # user-driven submitters, by workload/list name
         self.stopped = False  # ended early by user code (Simulator.stop)
+        self.end_hooks: list[Any] = []  # user code called once the simulation is over
 
     def user_signals(self) -> Any:
         """The signal hub user code listens to (`batsim_py.sim.signals`), made on first use."""
@@ -262,7 +263,7 @@ class Simulation:
                 and self.nb_completed == self.nb_submitted and self.nb_running == 0
                 and self.nb_waiters == 0 and self.nb_killers == 0 and self.nb_switching == 0):
             for source in lazy:
-                source.close()
+                source.close(auto=True)
 
     def send_to_scheduler(self) -> tuple:
         """Hand the pending events over: the request creating the request-reply actor."""
@@ -290,9 +291,14 @@ class Simulation:
         except BatsimPyError:
             raise
         except Exception as exc:  # a bug in an in-process scheduler: name it, keep outputs
+            import traceback
+
+            frames = traceback.extract_tb(exc.__traceback__)
+            at = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
             raise SchedulerError(
                 f"scheduler failed at t={now:f} while handling "
                 f"{', '.join(type(e).__name__ for e in events)}: {type(exc).__name__}: {exc}"
+                f"{at}"
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
@@ -819,10 +825,13 @@ class Simulation:
                 if not still_open:
                     break
                 for source in still_open:
-                    source.close()
+                    source.close(auto=True)
                 engine.run()
         except Stopped:
             self.stopped = True
+        for hook in self.end_hooks:
+            hook()
+        if self.stopped:
             return
         if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")

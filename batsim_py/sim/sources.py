@@ -42,6 +42,7 @@ class _Source:
         self.name = name
         self.keep_alive = keep_alive
         self.is_open = True
+        self.auto_closed = False
         self.started = False
         self.ready: simpy.Event = self.env.event()  # succeeds when the server got the hello
         sim.user_sources[name] = self
@@ -51,11 +52,13 @@ class _Source:
         self.started = True
         self.env.request((PUT, ("HELLO",), self._cost()), self.ready.succeed)
 
-    def close(self) -> simpy.Event:
-        """No more batches: say goodbye. Returns an event that succeeds once it is received."""
+    def close(self, auto: bool = False) -> simpy.Event:
+        """No more batches: say goodbye. Returns an event that succeeds once it is received.
+        (`auto`: the simulation closes it; what user code posts afterwards is dropped.)"""
         if not self.is_open:
             raise UserCodeError(f"source '{self.name}' is already closed")
         self.is_open = False
+        self.auto_closed = auto
         bye = "BYE" if self.kind == "jobs" else "EVENTS_BYE"
         return self._post((bye,))
 
@@ -67,6 +70,14 @@ class _Source:
         delivered = self.env.event()
         self.env.request((PUT, msg, self._cost()), delivered.succeed)
         return delivered
+
+    def _dropped(self, what: str) -> simpy.Event | None:
+        """None if the source takes a post now; else the event to return instead (closed by
+        the simulation: the post is dropped, its event never succeeds)."""
+        if self.auto_closed:
+            return self.env.event()
+        self._check_open(what)
+        return None
 
     def _check_open(self, what: str) -> None:
         if not self.is_open:
@@ -105,7 +116,9 @@ class EventSource(_Source):
         """Several events in one batch, each an object like a line of an events file
         (`{"type": "machine_unavailable", "resources": "0-3"}`; `timestamp` is ignored: it
         is now)."""
-        self._check_open("post events")
+        dropped = self._dropped("post events")
+        if dropped is not None:
+            return dropped
         now = self.env.now
         batch = [self._event(e, now) for e in events]
         if not batch:
@@ -202,9 +215,10 @@ class JobSource(_Source):
 
     def submit_many(self, jobs: Iterable[Job]) -> list[SubmittedJob]:
         """Submit several jobs in one batch (one message, as a file's jobs due together)."""
-        self._check_open("submit jobs")
         sim = self.sim
         batch = list(jobs)
+        if self._dropped("submit jobs") is not None:
+            return [SubmittedJob(job, self.env.event(), self.env.event()) for job in batch]
         if not batch:
             raise UserCodeError(f"source '{self.name}': an empty batch of jobs")
         received = self.env.event()
