@@ -46,6 +46,8 @@ FLAGS: tuple[Flag, ...] = (
          "called as FUNCTION(env, sim) before the run (docs/extending.md); repeatable",
          "list", None, "MODULE:FUNCTION"),
     Flag(("--list-schedulers",), "print the in-process schedulers and exit"),
+    Flag(("--list-examples",), "print the shipped platforms, workloads and event files with "
+         "their installed paths and exit (-p, -w and --events accept their names)"),
     Flag(("--replay-strict",), "with --scheduler replay:FILE, stop at the first message that "
          "differs from the recorded Batsim message"),
     Flag(("--record-transcript",), "write every protocol message of the run to FILE (JSON lines)",
@@ -217,6 +219,11 @@ def _run(args: argparse.Namespace) -> int:
         for name in scheduler_names():
             print(name)
         return 0
+    if args.list_examples:
+        from batsim_py import shipped
+
+        print(shipped.listing())
+        return 0
     if args.dump_execution_context:
         import json
 
@@ -257,8 +264,14 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--add-role-to-hosts '{item}': expected HOST[,HOST...]:ROLE")
         roles.append((tuple(hosts.split(",")), role))
 
+    from batsim_py import shipped
     from batsim_py.run import RunSpec, run_simulation
     from batsim_py.sim.options import Options
+
+    # Shipped inputs by name (`-p small4 -w delays_small`) when no such file is here.
+    args.platform = shipped.resolve(args.platform, "platform")
+    args.workload = [shipped.resolve(w, "workload") for w in args.workload]
+    args.events = [shipped.resolve(e, "events") for e in args.events]
 
     options = Options(
         export_prefix=args.export,
