@@ -12,7 +12,7 @@ with a scheduler that keeps off unavailable machines (the shipped `fcfs`/`easy` 
 external events):
 
     batsim-py -p platforms/small4.xml -w workloads/delays_small.json \
-        --scheduler examples/available_fcfs.py:AvailableFcfs \
+        --scheduler examples/inprocess_fcfs.py:AvailabilityFcfs \
         --process examples/failures.py:failures
 """
 

@@ -26,7 +26,7 @@ def example(name: str):
 closed_loop = example("closed_loop")
 sampler_module = example("sampler")
 failures_module = example("failures")
-AVAILABLE = example("available_fcfs").AvailableFcfs
+AVAILABLE = example("inprocess_fcfs").AvailabilityFcfs
 
 
 def run_population(seed: int, users: int = 6):

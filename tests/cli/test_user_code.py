@@ -14,7 +14,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 SMALL4 = str(PROJECT / "platforms" / "small4.xml")
 DELAYS = str(PROJECT / "workloads" / "delays_small.json")
 EXAMPLES = PROJECT / "examples"
-AVAILABLE = f"{EXAMPLES / 'available_fcfs.py'}:AvailableFcfs"
+AVAILABLE = f"{EXAMPLES / 'inprocess_fcfs.py'}:AvailabilityFcfs"
 
 
 def cli(*args: str, cwd: Path | None = None, env: dict | None = None
@@ -55,8 +55,8 @@ def test_process_as_an_importable_module(tmp_path):
 
 def test_user_scheduler_module_form(tmp_path):
     prefix = tmp_path / "out"
-    done = cli("-p", SMALL4, "-w", DELAYS, "--scheduler", "examples.available_fcfs:AvailableFcfs",
-               "-e", str(prefix))
+    done = cli("-p", SMALL4, "-w", DELAYS,
+               "--scheduler", "examples.inprocess_fcfs:AvailabilityFcfs", "-e", str(prefix))
     assert done.returncode == 0, done.stderr
     assert Path(f"{prefix}_jobs.csv").read_text().count("COMPLETED_SUCCESSFULLY") == 20
 
@@ -68,8 +68,8 @@ def test_installed_schedulers_are_listed_and_usable(tmp_path):
     (site / "acme_sched-1.0.dist-info" / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: acme-sched\nVersion: 1.0\n")
     (site / "acme_sched-1.0.dist-info" / "entry_points.txt").write_text(
-        "[batsim_py.schedulers]\nacme = acme_sched:AvailableFcfs\n")
-    (site / "acme_sched.py").write_text((EXAMPLES / "available_fcfs.py").read_text())
+        "[batsim_py.schedulers]\nacme = acme_sched:AvailabilityFcfs\n")
+    (site / "acme_sched.py").write_text((EXAMPLES / "inprocess_fcfs.py").read_text())
     env = {"PYTHONPATH": str(site)}
     listed = cli("--list-schedulers", env=env, cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr

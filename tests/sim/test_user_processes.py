@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PLATFORM = str(ROOT / "platforms" / "small4.xml")
 WORKLOAD = str(ROOT / "workloads" / "delays_small.json")
 MIXED = str(ROOT / "workloads" / "mixed_small.json")
-SCHEDULER = str(ROOT / "examples" / "available_fcfs.py") + ":AvailableFcfs"
+SCHEDULER = str(ROOT / "examples" / "inprocess_fcfs.py") + ":AvailabilityFcfs"
 # Batsim's reference events (g2): at 0, 10, 20, 250 and 300 s, on 4 machines.
 EVENTS = """\
 {"type": "machine_unavailable", "resources": "0", "timestamp" : 0}
