@@ -36,3 +36,8 @@ class NotSupportedError(BatsimPyError):
 class SimulationError(BatsimPyError):
     """The simulation cannot advance: a bounded loop of the kernel or of the sharing solver
     reached its limit (never a silent spin), or the clock would leave the finite numbers."""
+
+
+class UserCodeError(BatsimPyError):
+    """User code plugged into a simulation (a SimPy process, a scheduler loaded by name) is
+    missing, has the wrong shape, or failed."""
