@@ -259,6 +259,7 @@ CASES: dict[str, Case] = {
     "W40": w(prof({"type": "parallel_homogeneous_pfs"})),
     "W41": w(prof({"type": "usage_trace", "trace": ""})),
     "W42": w(prof({"type": "send", "msg": "hello"})),
+    "W43": w('{"nb_res": 4, "profiles": {}, "jobs": [{"id": "\\ud800"}]}'),
     # -- external events ---------------------------------------------------------------------
     "E01": Case([*RUN, "--scheduler", "fcfs", "--events", "missing.txt"]),
     "E02": ev("{nope"),
