@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from batsim_py.output import jobs_csv, machine_states_csv
+from batsim_py.output.jobs_csv import JobTimes
 from batsim_py.output.schedule_csv import format_schedule
 
 
@@ -30,21 +31,7 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
         times = jobs_csv.write_rows(sim.job_records, f)
     written.append(path)
     ms = sim.machine_states
-    write(
-        "schedule.csv",
-        format_schedule(
-            times=times,
-            nb_machines=len(sim.machines),
-            time_in_state=ms.time_in(),
-            consumed_joules=(sim.energy_trace.consumed_joules()
-                             if sim.energy_trace is not None else 0.0),
-            nb_grouped_switches=sim.nb_grouped_switches,
-            nb_machine_switches=sim.nb_machine_switches,
-            scheduling_time=sim.scheduling_time,
-            simulation_time=simulation_time,
-            version=sim.options.version,
-        ),
-    )
+    write("schedule.csv", schedule_text(sim, times, simulation_time))
     trace = sim.energy_trace
     if trace is not None:
         write("consumed_energy.csv", "time,energy,event_type,wattmin,epower\n"
@@ -59,3 +46,19 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
                 f.write(text)
         written.append(path)
     return written
+
+
+def schedule_text(sim: Any, times: JobTimes, simulation_time: float) -> str:
+    """schedule.csv of `sim` (header and row), from the job metrics jobs.csv computed."""
+    return format_schedule(
+        times=times,
+        nb_machines=len(sim.machines),
+        time_in_state=sim.machine_states.time_in(),
+        consumed_joules=(sim.energy_trace.consumed_joules()
+                         if sim.energy_trace is not None else 0.0),
+        nb_grouped_switches=sim.nb_grouped_switches,
+        nb_machine_switches=sim.nb_machine_switches,
+        scheduling_time=sim.scheduling_time,
+        simulation_time=simulation_time,
+        version=sim.options.version,
+    )
