@@ -81,9 +81,9 @@ CASES = [
     ("two 1e308 delays with energy", {}, workload({"type": "delay", "delay": 1e308}, LONG),
      True, (SimulationError, r"the consumed energy of host n0 overflows")),
     ("nan watts", {"watts": "nan:nan"}, workload(PAR), True,
-     (PlatformError, r"wattage_per_state entry 'nan:nan' must hold finite, non-negative")),
+     (PlatformError, r"wattage_per_state entry 'nan:nan': nan W cannot be simulated")),
     ("negative watts", {"watts": "-95:-190"}, workload(PAR), True,
-     (PlatformError, r"must hold finite, non-negative watts")),
+     (PlatformError, r"wattage_per_state entry '-95:-190': -95 W cannot be simulated")),
 ]
 
 
