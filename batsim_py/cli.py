@@ -71,7 +71,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
     Flag(("--disable-machine-state-tracing",), "do not write PREFIX_machine_states.csv"),
-    Flag(("--disable-schedule-tracing",), "no Pajé trace (batsim-py never writes one)"),
+    Flag(("--disable-schedule-tracing",), "do not write the Pajé trace PREFIX_schedule.trace"),
     Flag(("--sched-cfg",), "string forwarded to the scheduler as config.sched-config; "
          "in-process schedulers read it as a JSON object of options", "value", None, "STR"),
     Flag(("--sched-cfg-file",), "file whose content is forwarded as config.sched-config",
@@ -286,6 +286,7 @@ def _run(args: argparse.Namespace) -> int:
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
+        schedule_tracing=not args.disable_schedule_tracing,
     )
     spec = RunSpec(
         platform=args.platform,

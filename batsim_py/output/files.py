@@ -38,6 +38,12 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
               + "".join(r + "\n" for r in trace.rows))
         write("pstate_changes.csv", "time,machine_id,new_pstate\n"
               + "".join(r + "\n" for r in trace.pstate_rows))
+    if sim.paje is not None:
+        path = f"{prefix}_schedule.trace"
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            for text in sim.paje.chunks(sim.engine.now):
+                f.write(text)
+        written.append(path)
     if sim.options.machine_state_tracing:
         path = f"{prefix}_machine_states.csv"
         with open(path, "w", encoding="utf-8", newline="") as f:
