@@ -31,3 +31,7 @@ class UsageError(BatsimPyError):
 
 class NotSupportedError(BatsimPyError):
     """A feature of Batsim that batsim-py does not implement yet."""
+
+
+class AnalysisError(BatsimPyError):
+    """An output file to analyse is missing, malformed or inconsistent."""
