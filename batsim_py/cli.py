@@ -284,6 +284,7 @@ def _run(args: argparse.Namespace) -> int:
         mmax=args.mmax,
         mmax_workload=args.mmax_workload,
         events=args.events,
+        progress=not (args.quiet or args.verbosity == "quiet") and sys.stderr.isatty(),
     )
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")

@@ -31,6 +31,7 @@ class RunSpec:
     mmax: int = 0
     mmax_workload: bool = False
     events: Sequence[str] = ()
+    progress: bool = False  # a progress line on stderr (batsim_py.progress)
 
 
 def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
@@ -72,7 +73,13 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     if collecting:
         gc.enable()
     try:
-        sim.run()
+        if spec.progress:
+            from batsim_py.progress import ProgressDisplay
+
+            with ProgressDisplay(sim):
+                sim.run()
+        else:
+            sim.run()
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()

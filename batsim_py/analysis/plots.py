@@ -129,7 +129,7 @@ def gantt(run: Run, colour_by: str | None = None, max_detail: int = DETAIL_MAX_J
                         b - a + 1) >= nb_machines * 0.04:
                     ax.text((s + f) / 2, (a + b) / 2, str(text), ha="center", va="center",
                             fontsize=8, clip_on=True)
-        ax.set_xlim(0, end * 1.01)
+        ax.set_xlim(0, end)
         mode = f"{nb_jobs:,} jobs"
     else:
         image = _gantt_image(start, finish, lo, hi, cat, colours, nb_machines, end)
