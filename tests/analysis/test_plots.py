@@ -12,8 +12,7 @@ import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.image import AxesImage, imread
 
-from batsim_py.analysis import Run, load_run
-from batsim_py.analysis import plots
+from batsim_py.analysis import Run, load_run, plots
 
 from .conftest import FOUR_JOBS, simulate
 
