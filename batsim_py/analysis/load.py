@@ -152,23 +152,21 @@ def machine_count(jobs: pd.DataFrame, machine_states: pd.DataFrame | None,
 def allocation_ranges(allocations: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Expand interval sets ("0-3 7") into ranges: arrays (row, first id, last id).
 
-    Allocations repeat a lot (a million jobs on a thousand machines), so each distinct text is
-    parsed once. Rows with no allocation (rejected jobs) give no range.
+    Allocations repeat a lot (a million jobs on a thousand machines): each distinct text is
+    parsed once, and the rows are expanded with numpy. Rows with no allocation (rejected
+    jobs) give no range.
     """
-    rows: list[int] = []
-    los: list[int] = []
-    his: list[int] = []
-    cache: dict[str, list[tuple[int, int]]] = {}
-    for i, text in enumerate(allocations.tolist()):
-        parts = cache.get(text)
-        if parts is None:
-            parts = cache[text] = _parse_ranges(text)
-        for lo, hi in parts:
-            rows.append(i)
-            los.append(lo)
-            his.append(hi)
-    return (np.asarray(rows, dtype=np.int64), np.asarray(los, dtype=np.int64),
-            np.asarray(his, dtype=np.int64))
+    codes, uniques = pd.factorize(allocations.to_numpy(dtype=object), use_na_sentinel=True)
+    parts = [_parse_ranges(text) for text in uniques]
+    count = np.array([len(p) for p in parts] + [0], dtype=np.int64)  # [-1]: no allocation
+    flat = np.array([r for p in parts for r in p], dtype=np.int64).reshape(-1, 2)
+    offset = np.concatenate([[0], np.cumsum(count[:-1])])
+    per_row = count[codes]
+    rows = np.repeat(np.arange(len(codes), dtype=np.int64), per_row)
+    starts = np.cumsum(per_row) - per_row
+    k = np.arange(len(rows), dtype=np.int64) - np.repeat(starts, per_row)
+    index = offset[codes[rows]] + k
+    return rows, flat[index, 0], flat[index, 1]
 
 
 def _parse_ranges(text: Any) -> list[tuple[int, int]]:

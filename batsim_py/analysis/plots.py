@@ -135,8 +135,7 @@ def gantt(run: Run, colour_by: str | None = None, max_detail: int = DETAIL_MAX_J
         image = _gantt_image(start, finish, lo, hi, cat, colours, nb_machines, end)
         ax.imshow(image, aspect="auto", origin="lower", interpolation="nearest",
                   extent=(0, end, -0.5, nb_machines - 0.5))
-        mode = (f"{nb_jobs:,} jobs, rasterised: each pixel shows the share of its "
-                "machine-time used")
+        mode = f"{nb_jobs:,} jobs; shade: share of each pixel's machine-time used"
     ax.set_ylim(-0.5, nb_machines - 0.5)
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("time (s)")
