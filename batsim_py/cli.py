@@ -42,6 +42,8 @@ FLAGS: tuple[Flag, ...] = (
          "(fcfs, easy, ...; see --list-schedulers), or replay:FILE to answer with the "
          "replies recorded in a transcript", "value", None, "NAME"),
     Flag(("--list-schedulers",), "print the in-process schedulers and exit"),
+    Flag(("--list-examples",), "print the shipped platforms, workloads and event files with "
+         "their installed paths and exit (-p, -w and --events accept their names)"),
     Flag(("--replay-strict",), "with --scheduler replay:FILE, stop at the first message that "
          "differs from the recorded Batsim message"),
     Flag(("--record-transcript",), "write every protocol message of the run to FILE (JSON lines)",
@@ -217,6 +219,11 @@ def _run(args: argparse.Namespace) -> int:
         for name in sorted(SCHEDULERS):
             print(name)
         return 0
+    if args.list_examples:
+        from batsim_py import shipped
+
+        print(shipped.listing())
+        return 0
     if args.dump_execution_context:
         import json
 
@@ -257,8 +264,14 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--add-role-to-hosts '{item}': expected HOST[,HOST...]:ROLE")
         roles.append((tuple(hosts.split(",")), role))
 
+    from batsim_py import shipped
     from batsim_py.run import RunSpec, run_simulation
     from batsim_py.sim.options import Options
+
+    # Shipped inputs by name (`-p small4 -w delays_small`) when no such file is here.
+    args.platform = shipped.resolve(args.platform, "platform")
+    args.workload = [shipped.resolve(w, "workload") for w in args.workload]
+    args.events = [shipped.resolve(e, "events") for e in args.events]
 
     decision = make_decision_process(args)
     options = Options(
