@@ -17,6 +17,7 @@ from typing import Any
 
 from batsim_py import __version__
 from batsim_py.errors import BatsimPyError, NotSupportedError, UsageError
+from batsim_py.text import OneLineFormatter, printable
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -182,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING if args.quiet or args.verbosity == "quiet" else (
         logging.DEBUG if args.verbosity == "debug" else logging.INFO)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # user text in log lines stays on one line
+        handler.setFormatter(OneLineFormatter("%(levelname)s %(name)s: %(message)s"))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args)
@@ -195,8 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
         logging.getLogger("batsim_py").debug("internal error", exc_info=True)
         print(
-            f"batsim-py: internal error: {type(exc).__name__}: {exc} (please report it; "
-            "rerun with -v debug for the traceback)",
+            f"batsim-py: internal error: {type(exc).__name__}: {printable(str(exc))} (please "
+            "report it; rerun with -v debug for the traceback)",
             file=sys.stderr,
         )
         return EXIT_ERROR

@@ -31,6 +31,7 @@ from batsim_py.decision.decisions import (
 )
 from batsim_py.errors import ProtocolError
 from batsim_py.rapidjson_number import rapidjson_double
+from batsim_py.text import lone_surrogate
 
 _JOB_STATES = frozenset({
     "NOT_SUBMITTED", "RUNNING", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED",
@@ -59,6 +60,12 @@ def decode_reply(text: str | bytes) -> Reply:
         raise ProtocolError(f"{_PREFIX}: not valid JSON: {exc}") from None
     except RecursionError:
         raise ProtocolError(f"{_PREFIX}: not valid JSON: nesting too deep") from None
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8", errors="replace")
+    escape = lone_surrogate(text, msg)
+    if escape is not None:
+        raise ProtocolError(f"{_PREFIX}: not valid JSON: the escape {escape} is half of a UTF-16 "
+                            "surrogate pair, not a character")
     if not isinstance(msg, dict):
         raise ProtocolError(f"{_PREFIX}: not a JSON object")
     if "now" not in msg:
@@ -150,7 +157,8 @@ def _int_like(value: Any, what: str) -> int:
 def _execute_job(ts: float, data: dict[str, Any]) -> ExecuteJob:
     if not 2 <= len(data) <= 3:
         raise _Bad(f"data must have 2 or 3 members (job_id, alloc and at most one of mapping, "
-                   f"storage_mapping, additional_io_job), got {len(data)}: {', '.join(data)}")
+                   f"storage_mapping, additional_io_job), got {len(data)}: "
+                   f"{', '.join(json.dumps(k) for k in data)}")
     for key in ("job_id", "alloc"):
         if key not in data:
             raise _Bad(f"field '{key}' is missing")
