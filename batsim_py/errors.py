@@ -50,3 +50,7 @@ class SimulationError(BatsimPyError):
 class UserCodeError(BatsimPyError):
     """User code plugged into a simulation (a SimPy process, a scheduler loaded by name) is
     missing, has the wrong shape, or failed."""
+
+
+class AnalysisError(BatsimPyError):
+    """An output file to analyse is missing, malformed or inconsistent."""
