@@ -40,7 +40,9 @@ def _compare(seeds: range) -> None:
              if any(abs(a - b) > 1e-9 * max(abs(b), 1e-9) for a, b in zip(ours, theirs,
                                                                         strict=True))]
     exact = sum(ours == theirs for _, ours, theirs in results)
-    print(f"\n{len(results)} cases, {exact} bit for bit")
+    worst = max(abs(a - b) / max(abs(b), 1e-300) for _, ours, theirs in results
+                for a, b in zip(ours, theirs, strict=True))
+    print(f"\n{len(results)} cases, {exact} bit for bit, worst relative difference {worst:.2g}")
     assert not wrong, wrong[:3]
 
 
