@@ -31,3 +31,7 @@ class UsageError(BatsimPyError):
 
 class NotSupportedError(BatsimPyError):
     """A feature of Batsim that batsim-py does not implement yet."""
+
+
+class OutputError(BatsimPyError):
+    """An output file (or the transcript) cannot be written: the message names the file."""

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.output.files import write_outputs
+from batsim_py.errors import BatsimPyError, OutputError
+from batsim_py.output.files import check_prefix, write_outputs
+from batsim_py.output.report import OutputReport
 from batsim_py.platform.machines import build_machines
 from batsim_py.platform.reader import load_platform
 from batsim_py.sim.options import Options
@@ -33,9 +35,23 @@ class RunSpec:
     events: Sequence[str] = ()
 
 
-def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
-    """Load inputs, simulate, write outputs (also after an error), return the simulation."""
+def run_simulation(spec: RunSpec, decision: DecisionProcess,
+                   report: OutputReport | None = None) -> Simulation:
+    """Load inputs, simulate, write outputs (also after an error), return the simulation.
+
+    The output prefix is checked writable first. The outputs are written as soon as every job
+    is over, before SIMULATION_ENDS is sent (a scheduler that dies or hangs on it loses
+    nothing), and otherwise when the run stops, whatever stopped it; `report` (if given) tells
+    which files were written.
+    """
+    report = OutputReport() if report is None else report
     t0 = time.perf_counter()
+    prefix = spec.options.export_prefix
+    try:
+        check_prefix(prefix)
+    except BaseException:
+        decision.close()
+        raise
     # Reading builds a million objects for a large workload and no reference cycles: with the
     # collector on, each of its passes would scan them all again.
     collecting = gc.isenabled()
@@ -62,21 +78,58 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             gc.enable()
         decision.close()
         raise
-    # The inputs live for the whole run: keep the collector from scanning them again and again,
-    # and collect less often (the engine allocates many short-lived objects and, since actors
-    # drop their last request, no cycles; a scheduler's own cycles are still collected).
-    gc.collect()
-    gc.freeze()
-    thresholds = gc.get_threshold()
-    gc.set_threshold(50_000, 50, 100)
-    if collecting:
-        gc.enable()
-    try:
-        sim.run()
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-        decision.close()
-        paths = write_outputs(sim, spec.options.export_prefix, time.perf_counter() - t0)
+
+    def write() -> None:
+        report.paths.clear()
+        paths = write_outputs(sim, prefix, time.perf_counter() - t0, report)
         log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
+
+    written_at_end = False
+
+    def on_end() -> None:
+        nonlocal written_at_end
+        write()
+        written_at_end = True
+
+    sim.on_end = on_end
+    error: BaseException | None = None
+    try:
+        # The inputs live for the whole run: keep the collector from scanning them again and
+        # again, and collect less often (the engine allocates many short-lived objects and,
+        # since actors drop their last request, no cycles; a scheduler's own cycles are still
+        # collected).
+        gc.collect()
+        gc.freeze()
+        thresholds = gc.get_threshold()
+        gc.set_threshold(50_000, 50, 100)
+        if collecting:
+            gc.enable()
+        try:
+            sim.run()
+        finally:
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
+        if sim.decided_after_end:  # the last reply still changed something: write it too
+            write()
+    except BaseException as exc:
+        error = exc
+        if not written_at_end and report.error is None:
+            try:
+                write()
+            except OutputError as write_error:
+                _add_write_error(exc, write_error)
+        raise
+    finally:
+        try:
+            decision.close()
+        except OutputError as close_error:  # the transcript's last lines
+            if error is None:
+                raise
+            _add_write_error(error, close_error)
     return sim
+
+
+def _add_write_error(error: BaseException, write_error: OutputError) -> None:
+    """A run's own error stays the one reported; a write error is added to its message."""
+    if isinstance(error, BatsimPyError) and error is not write_error:
+        error.args = (f"{error}; besides, {write_error}",)
