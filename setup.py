@@ -16,6 +16,7 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 
@@ -59,6 +60,25 @@ class OptionalBuildExt(build_ext):
         (package / NATIVE.RECORD).write_text(NATIVE.record_text(HERE))
 
 
+class BuildPyWithShipped(build_py):
+    """Copy the shipped platforms and workloads into the package (batsim_py/shipped/), so that
+    an installed batsim-py finds them without a checkout (batsim_py/shipped.py). An editable
+    install reads the checkout's folders instead."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        import shutil
+
+        for folder in ("platforms", "workloads"):
+            target = Path(self.build_lib) / "batsim_py" / "shipped" / folder
+            target.mkdir(parents=True, exist_ok=True)
+            for path in sorted((HERE / folder).iterdir()):
+                if path.suffix in (".xml", ".json", ".jsonl") and path.is_file():
+                    shutil.copyfile(path, target / path.name)
+
+
 def _extensions() -> list:
     if os.environ.get("BATSIM_PY_PURE"):  # explicit opt-out: pure Python only
         return []
@@ -77,4 +97,5 @@ def _extensions() -> list:
         return []
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=_extensions(),
+      cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithShipped})

@@ -41,9 +41,15 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-e", "--export"), "output prefix: files PREFIX_jobs.csv, ... (default outputs/out)",
          "value", "outputs/out", "PREFIX"),
     Flag(("--scheduler",), "run an in-process scheduler instead of connecting to -s "
-         "(fcfs, easy, ...; see --list-schedulers), or replay:FILE to answer with the "
-         "replies recorded in a transcript", "value", None, "NAME"),
+         "(fcfs, easy, ...; see --list-schedulers), your own class as MODULE:CLASS or "
+         "path/to/file.py:CLASS, or replay:FILE to answer with the replies recorded in a "
+         "transcript", "value", None, "NAME"),
+    Flag(("--process",), "user SimPy process: MODULE:FUNCTION or path/to/file.py:FUNCTION, "
+         "called as FUNCTION(env, sim) before the run (docs/extending.md); repeatable",
+         "list", None, "MODULE:FUNCTION"),
     Flag(("--list-schedulers",), "print the in-process schedulers and exit"),
+    Flag(("--list-examples",), "print the shipped platforms, workloads and event files with "
+         "their installed paths and exit (-p, -w and --events accept their names)"),
     Flag(("--replay-strict",), "with --scheduler replay:FILE, stop at the first message that "
          "differs from the recorded Batsim message"),
     Flag(("--record-transcript",), "write every protocol message of the run to FILE (JSON lines)",
@@ -236,7 +242,7 @@ def _timeout(args: argparse.Namespace, name: str) -> float | None:
 
 
 def _run(args: argparse.Namespace, report: OutputReport) -> int:
-    from batsim_py.schedulers import SCHEDULERS
+    from batsim_py.schedulers import scheduler_names
 
     if args.version:
         print(__version__)
@@ -246,8 +252,13 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
               "(ptask_L07 with the fair-bottleneck solver)")
         return 0
     if args.list_schedulers:
-        for name in sorted(SCHEDULERS):
+        for name in scheduler_names():
             print(name)
+        return 0
+    if args.list_examples:
+        from batsim_py import shipped
+
+        print(shipped.listing())
         return 0
     if args.dump_execution_context:
         import json
@@ -289,11 +300,15 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
             raise UsageError(f"--add-role-to-hosts '{item}': expected HOST[,HOST...]:ROLE")
         roles.append((tuple(hosts.split(",")), role))
 
+    from batsim_py import shipped
     from batsim_py.run import RunSpec, run_simulation
     from batsim_py.sim.options import Options
 
-    if args.mmax < 0:
-        raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
+    # Shipped inputs by name (`-p small4 -w delays_small`) when no such file is here.
+    args.platform = shipped.resolve(args.platform, "platform")
+    args.workload = [shipped.resolve(w, "workload") for w in args.workload]
+    args.events = [shipped.resolve(e, "events") for e in args.events]
+
     options = Options(
         export_prefix=args.export,
         timing=args.timing,
@@ -318,12 +333,39 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         mmax_workload=args.mmax_workload,
         events=args.events,
     )
+    if args.mmax < 0:
+        raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
+    setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
     decision = make_decision_process(args)  # last: it may start a scheduler process
-    sim = run_simulation(spec, decision, report)
+    sim = run_simulation(spec, decision, setup, report)
     logging.getLogger("batsim_py").info(
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
     return 0
+
+
+def _process_setup(refs: Sequence[str], spec: Any) -> Any:
+    """`--process` targets, loaded and called as FUNCTION(env, sim) once the simulation is
+    built (None without any: the run has no SimPy code at all)."""
+    if not refs:
+        return None
+    from batsim_py.plugins import check_process_function, load_object
+
+    functions = [(ref, check_process_function(load_object(ref, "process"), ref)) for ref in refs]
+
+    def setup(sim: Any) -> None:
+        import inspect
+
+        from batsim_py.api import Simulator
+        from batsim_py.plugins import call_user
+
+        api = Simulator.around(sim, spec)
+        for ref, function in functions:
+            result = call_user(function, f"process '{ref}'", api.env, api)
+            if inspect.isgenerator(result):
+                api.env.process(result)
+
+    return setup
 
 
 def _scheduler_options(args: argparse.Namespace) -> dict[str, Any]:

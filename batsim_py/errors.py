@@ -35,3 +35,8 @@ class NotSupportedError(BatsimPyError):
 
 class OutputError(BatsimPyError):
     """An output file (or the transcript) cannot be written: the message names the file."""
+
+
+class UserCodeError(BatsimPyError):
+    """User code plugged into a simulation (a SimPy process, a scheduler loaded by name) is
+    missing, has the wrong shape, or failed."""

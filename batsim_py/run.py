@@ -6,7 +6,7 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from batsim_py.decision.interface import DecisionProcess
@@ -14,10 +14,12 @@ from batsim_py.errors import BatsimPyError, OutputError
 from batsim_py.output.files import check_prefix, write_outputs
 from batsim_py.output.report import OutputReport
 from batsim_py.platform.machines import build_machines
+from batsim_py.platform.model import Platform
 from batsim_py.platform.reader import load_platform
 from batsim_py.sim.options import Options
 from batsim_py.sim.simulation import Simulation
 from batsim_py.workload.events import load_events
+from batsim_py.workload.model import Workload
 from batsim_py.workload.reader import load_workload
 
 log = logging.getLogger(__name__)
@@ -25,40 +27,53 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class RunSpec:
-    platform: str
-    workloads: Sequence[str]
+    platform: str | Platform  # a file, or a platform already read (the Python API)
+    workloads: Sequence[str | Workload]
     options: Options = field(default_factory=Options)
     master_host: str = "master_host"
     extra_roles: Sequence[tuple[Sequence[str], str]] = ()
     mmax: int = 0
     mmax_workload: bool = False
     events: Sequence[str] = ()
+    write_outputs: bool = True  # False: results stay in memory (the Python API)
 
 
-def run_simulation(spec: RunSpec, decision: DecisionProcess,
-                   report: OutputReport | None = None) -> Simulation:
+def run_simulation(
+    spec: RunSpec, decision: DecisionProcess, setup: Callable[[Simulation], None] | None = None,
+    report: OutputReport | None = None,
+) -> Simulation:
     """Load inputs, simulate, write outputs (also after an error), return the simulation.
 
-    The output prefix is checked writable first. The outputs are written as soon as every job
-    is over, before SIMULATION_ENDS is sent (a scheduler that dies or hangs on it loses
-    nothing), and otherwise when the run stops, whatever stopped it; `report` (if given) tells
-    which files were written.
-    """
-    report = OutputReport() if report is None else report
+    `setup(sim)` runs between loading and simulating: user code plugs in there (SimPy
+    processes, sources: `--process`, the Python API). `report` (if given) tells which output
+    files were written (docs/reliability.md)."""
     t0 = time.perf_counter()
-    prefix = spec.options.export_prefix
-    try:
-        check_prefix(prefix)
-    except BaseException:
-        decision.close()
-        raise
+    sim = build_simulation(spec, decision)
+    if setup is not None:
+        try:
+            setup(sim)
+        except BaseException:
+            decision.close()
+            raise
+    execute(sim, spec, t0, report)
+    return sim
+
+
+def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
+    """Read and check the inputs; the simulation, not started (closes `decision` on error).
+
+    The output prefix is checked writable first: not after the whole run."""
     # Reading builds a million objects for a large workload and no reference cycles: with the
     # collector on, each of its passes would scan them all again.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        platform = load_platform(spec.platform)
-        workloads = [load_workload(path, f"w{i}") for i, path in enumerate(spec.workloads)]
+        if spec.write_outputs:
+            check_prefix(spec.options.export_prefix)
+        platform = (spec.platform if isinstance(spec.platform, Platform)
+                    else load_platform(spec.platform))
+        workloads = [w if isinstance(w, Workload) else load_workload(w, f"w{i}")
+                     for i, w in enumerate(spec.workloads)]
         machines = build_machines(
             platform,
             master_host=spec.master_host,
@@ -72,12 +87,26 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess,
             load_events(path, f"we{i}", spec.options.forward_unknown_events)
             for i, path in enumerate(spec.events)
         ]
-        sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
+        return Simulation(platform, machines, workloads, decision, spec.options, event_lists)
     except BaseException:
-        if collecting:
-            gc.enable()
         decision.close()
         raise
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def execute(sim: Simulation, spec: RunSpec, t0: float,
+            report: OutputReport | None = None) -> None:
+    """Simulate `sim` (built by `build_simulation`), then write its outputs, error or not.
+
+    The outputs are written as soon as every job is over, before SIMULATION_ENDS is sent (a
+    scheduler that dies or hangs on it loses nothing), and otherwise when the run stops,
+    whatever stopped it. A write error never hides the run's own error: it is added to it.
+    """
+    report = OutputReport() if report is None else report
+    decision = sim.decision
+    prefix = spec.options.export_prefix
 
     def write() -> None:
         report.paths.clear()
@@ -91,7 +120,8 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess,
         write()
         written_at_end = True
 
-    sim.on_end = on_end
+    if spec.write_outputs:
+        sim.on_end = on_end
     error: BaseException | None = None
     try:
         # The inputs live for the whole run: keep the collector from scanning them again and
@@ -102,18 +132,16 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess,
         gc.freeze()
         thresholds = gc.get_threshold()
         gc.set_threshold(50_000, 50, 100)
-        if collecting:
-            gc.enable()
         try:
             sim.run()
         finally:
             gc.set_threshold(*thresholds)
             gc.unfreeze()
-        if sim.decided_after_end:  # the last reply still changed something: write it too
-            write()
+        if spec.write_outputs and (not written_at_end or sim.decided_after_end):
+            write()  # stopped early (the Python API), or the last reply still changed things
     except BaseException as exc:
         error = exc
-        if not written_at_end and report.error is None:
+        if spec.write_outputs and not written_at_end and report.error is None:
             try:
                 write()
             except OutputError as write_error:
@@ -126,7 +154,6 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess,
             if error is None:
                 raise
             _add_write_error(error, close_error)
-    return sim
 
 
 def _add_write_error(error: BaseException, write_error: OutputError) -> None:

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from batsim_py.errors import OutputError
 from batsim_py.output import jobs_csv, machine_states_csv
+from batsim_py.output.jobs_csv import JobTimes
 from batsim_py.output.report import OutputReport
 from batsim_py.output.schedule_csv import format_schedule
 
@@ -110,18 +111,7 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
         times.append(jobs_csv.write_rows(sim.job_records, f))
 
     def schedule(f: TextIO) -> None:
-        f.write(format_schedule(
-            times=times[0],
-            nb_machines=len(sim.machines),
-            time_in_state=ms.time_in(),
-            consumed_joules=(sim.energy_trace.consumed_joules()
-                             if sim.energy_trace is not None else 0.0),
-            nb_grouped_switches=sim.nb_grouped_switches,
-            nb_machine_switches=sim.nb_machine_switches,
-            scheduling_time=sim.scheduling_time,
-            simulation_time=simulation_time,
-            version=sim.options.version,
-        ))
+        f.write(schedule_text(sim, times[0], simulation_time))
 
     files: list[tuple[str, Callable[[TextIO], None]]] = [
         ("jobs.csv", jobs), ("schedule.csv", schedule)]
@@ -183,3 +173,19 @@ def _file_mode() -> int:
     umask = os.umask(0o022)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def schedule_text(sim: Any, times: JobTimes, simulation_time: float) -> str:
+    """schedule.csv of `sim` (header and row), from the job metrics jobs.csv computed."""
+    return format_schedule(
+        times=times,
+        nb_machines=len(sim.machines),
+        time_in_state=sim.machine_states.time_in(),
+        consumed_joules=(sim.energy_trace.consumed_joules()
+                         if sim.energy_trace is not None else 0.0),
+        nb_grouped_switches=sim.nb_grouped_switches,
+        nb_machine_switches=sim.nb_machine_switches,
+        scheduling_time=sim.scheduling_time,
+        simulation_time=simulation_time,
+        version=sim.options.version,
+    )
