@@ -105,7 +105,7 @@ class ZmqPeer(DecisionProcess):
         what = f"message {n}{' (SIMULATION_ENDS)' if ending else ''}"
         self._read_monitor()
         if self._gone:
-            self._fail(f"closed its connection after answering message {n - 1}", ending)
+            self._fail(f"went away (connection lost) after answering message {n - 1}", ending)
         try:
             self._socket.send(message.encode("utf-8"))
             self._wait_reply(what, ending)
@@ -169,8 +169,8 @@ class ZmqPeer(DecisionProcess):
             if self._monitor in ready:
                 self._read_monitor()
                 if self._gone:
-                    self._fail(f"closed its connection while batsim-py waited for the reply "
-                               f"to {what}", ending)
+                    self._fail(f"went away (connection lost) while batsim-py waited for the "
+                               f"reply to {what}", ending)
             if self.child is not None and self.child.exit_code() is not None:
                 self._read_monitor()
                 if self._socket.poll(0):  # it answered just before exiting
@@ -205,7 +205,8 @@ class ZmqPeer(DecisionProcess):
                 pass
         cause = (f"; {self.child.describe_exit()}" if self.child is not None
                  and self.child.exit_code() is not None else
-                 " (did it exit, crash or get killed?)")
+                 f" (it exited, crashed, was killed, or its ZeroMQ stopped answering heartbeats "
+                 f"for {HEARTBEAT_TIMEOUT_MS // 1000} s)")
         raise SchedulerError(f"the scheduler at '{self.endpoint}' {how}{cause}"
                              f"{_after_end(ending)}")
 

@@ -85,7 +85,7 @@ def test_scheduler_that_exits_is_found_at_once(mode: str, message: int, tmp_path
     t0 = time.monotonic()
     result = run(mode, tmp_path, limit=QUICK)
     assert time.monotonic() - t0 < QUICK
-    assert_clean_failure(result, tmp_path, "closed its connection")
+    assert_clean_failure(result, tmp_path, "went away (connection lost)")
     assert f"message {message}" in error_line(result) or (
         mode == "once" and "after answering message 1" in error_line(result))
 
@@ -106,8 +106,8 @@ def test_scheduler_killed_mid_run_is_found_at_once(tmp_path: Path) -> None:
     finally:
         stop(proc, sched)
     result = subprocess.CompletedProcess(proc.args, proc.returncode, "", err)
-    assert_clean_failure(result, tmp_path, "closed its connection while batsim-py waited for "
-                                           "the reply to message 2")
+    assert_clean_failure(result, tmp_path, "went away (connection lost) while batsim-py waited "
+                                           "for the reply to message 2")
 
 
 def test_silent_on_simulation_ends_keeps_the_results(tmp_path: Path) -> None:
