@@ -212,8 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_ERROR
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        if not _STOP:  # (after a stop, later signals stay ignored until the process exits)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 _STOP: list[int] = []  # the signal that stopped the run (at most one)

@@ -184,18 +184,18 @@ class ZmqPeer(DecisionProcess):
         """Apply every pending socket event to the connection state."""
         while self._monitor is not None and self._monitor.poll(0):
             event = recv_monitor_message(self._monitor)["event"]
+            if event in _HANDSHAKE_FAILED:
+                raise SchedulerError(
+                    f"something listens at '{self.endpoint}' but it is not a ZeroMQ scheduler "
+                    "(the ZeroMQ handshake failed); check -s"
+                )
             if event in (zmq.EVENT_CONNECTED, zmq.EVENT_HANDSHAKE_SUCCEEDED):
                 if not self._connected:
                     self._connected = True
                     self._connected_at = time.monotonic()
                     log.debug("connected to the scheduler at '%s'", self.endpoint)
-            elif self._connected and (event in _GONE_EVENTS or event in _HANDSHAKE_FAILED):
+            elif self._connected and event in _GONE_EVENTS:
                 self._gone = True
-            elif event in _HANDSHAKE_FAILED:
-                raise SchedulerError(
-                    f"something listens at '{self.endpoint}' but it is not a ZeroMQ scheduler "
-                    "(the ZeroMQ handshake failed); check -s"
-                )
 
     def _fail(self, how: str, ending: bool) -> None:
         if self.child is not None and self.child.exit_code() is None:

@@ -220,7 +220,8 @@ def test_not_a_zeromq_peer(tmp_path: Path) -> None:
     finally:
         server.close()
     assert result.returncode == 1
-    assert "tcp://127.0.0.1:" in error_line(result)
+    assert f"something listens at 'tcp://127.0.0.1:{port}' but it is not a ZeroMQ scheduler" \
+        in error_line(result)
 
 
 # -- --scheduler-command ---------------------------------------------------------------------------
