@@ -19,6 +19,7 @@ from typing import Any
 from batsim_py import __version__
 from batsim_py.errors import BatsimPyError, NotSupportedError, UsageError
 from batsim_py.output.report import OutputReport
+from batsim_py.text import OneLineFormatter, printable
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -78,7 +79,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
     Flag(("--disable-machine-state-tracing",), "do not write PREFIX_machine_states.csv"),
-    Flag(("--disable-schedule-tracing",), "no Pajé trace (batsim-py never writes one)"),
+    Flag(("--disable-schedule-tracing",), "do not write the Pajé trace PREFIX_schedule.trace"),
     Flag(("--sched-cfg",), "string forwarded to the scheduler as config.sched-config; "
          "in-process schedulers read it as a JSON object of options", "value", None, "STR"),
     Flag(("--sched-cfg-file",), "file whose content is forwarded as config.sched-config",
@@ -185,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logging.WARNING if args.quiet or args.verbosity == "quiet" else (
         logging.DEBUG if args.verbosity == "debug" else logging.INFO)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # user text in log lines stays on one line
+        handler.setFormatter(OneLineFormatter("%(levelname)s %(name)s: %(message)s"))
     _STOP.clear()
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     report = OutputReport()
@@ -206,8 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
         logging.getLogger("batsim_py").debug("internal error", exc_info=True)
         print(
-            f"batsim-py: internal error: {type(exc).__name__}: {exc} (please report it; "
-            "rerun with -v debug for the traceback)",
+            f"batsim-py: internal error: {type(exc).__name__}: {printable(str(exc))} (please "
+            "report it; rerun with -v debug for the traceback)",
             file=sys.stderr,
         )
         return EXIT_ERROR
@@ -323,6 +326,7 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
+        schedule_tracing=not args.disable_schedule_tracing,
     )
     spec = RunSpec(
         platform=args.platform,

@@ -108,17 +108,20 @@ def execute(sim: Simulation, spec: RunSpec, t0: float,
     decision = sim.decision
     prefix = spec.options.export_prefix
 
-    def write() -> None:
-        report.paths.clear()
-        paths = write_outputs(sim, prefix, time.perf_counter() - t0, report)
+    def write(only: frozenset[str] | None = None) -> None:
+        if only is None:
+            report.paths.clear()
+        paths = write_outputs(sim, prefix, time.perf_counter() - t0, report, only)
         log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
 
     written_at_end = False
+    end_date = 0.0
 
     def on_end() -> None:
-        nonlocal written_at_end
+        nonlocal written_at_end, end_date
         write()
         written_at_end = True
+        end_date = sim.engine.now
 
     if spec.write_outputs:
         sim.on_end = on_end
@@ -137,8 +140,11 @@ def execute(sim: Simulation, spec: RunSpec, t0: float,
         finally:
             gc.set_threshold(*thresholds)
             gc.unfreeze()
-        if spec.write_outputs and (not written_at_end or sim.decided_after_end):
-            write()  # stopped early (the Python API), or the last reply still changed things
+        if spec.write_outputs:
+            if not written_at_end or sim.decided_after_end:
+                write()  # stopped early (the Python API), or the last reply decided something
+            elif sim.paje is not None and sim.engine.now != end_date:
+                write(frozenset({"schedule.trace"}))  # it ends at Batsim's clock at exit
     except BaseException as exc:
         error = exc
         if spec.write_outputs and not written_at_end and report.error is None:

@@ -27,7 +27,7 @@ from batsim_py.output.schedule_csv import format_schedule
 
 # Every suffix batsim-py may write after PREFIX (the longest decides whether a prefix fits).
 SUFFIXES = ("_jobs.csv", "_schedule.csv", "_machine_states.csv", "_consumed_energy.csv",
-            "_pstate_changes.csv")
+            "_pstate_changes.csv", "_schedule.trace")
 TEMP_PREFIX = ".batsim-py-"  # temporary files: `.batsim-py-XXXXXXXX.tmp` beside the outputs
 
 
@@ -92,8 +92,11 @@ def _file_in_the_way(folder: str) -> str | None:
 
 
 def write_outputs(sim: Any, prefix: str, simulation_time: float,
-                  report: OutputReport | None = None) -> list[str]:
+                  report: OutputReport | None = None,
+                  only: frozenset[str] | None = None) -> list[str]:
     """Write the files (all complete, or none replaced); return their paths.
+
+    `only`: write just these suffixes (e.g. {"schedule.trace"}), the others being up to date.
 
     Raises OutputError naming the file that could not be written (its temporary files are
     removed; the previous outputs under this prefix, if any, stay as they were).
@@ -121,6 +124,12 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
             "time,energy,event_type,wattmin,epower\n" + "".join(r + "\n" for r in trace.rows))))
         files.append(("pstate_changes.csv", lambda f: f.write(
             "time,machine_id,new_pstate\n" + "".join(r + "\n" for r in trace.pstate_rows))))
+    paje = sim.paje
+    if paje is not None:
+        def schedule_trace(f: TextIO) -> None:
+            for text in paje.chunks(sim.engine.now):
+                f.write(text)
+        files.append(("schedule.trace", schedule_trace))
     if sim.options.machine_state_tracing:
         def machine_states(f: TextIO) -> None:
             f.write(machine_states_csv.HEADER + "\n")
@@ -128,6 +137,8 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
                 f.write(text)
         files.append(("machine_states.csv", machine_states))
 
+    if only is not None:
+        files = [(suffix, fill) for suffix, fill in files if suffix in only]
     mode = _file_mode()
     temps: list[tuple[str, str]] = []  # (temporary, final)
     try:
@@ -151,7 +162,8 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
                 raise OutputError(
                     f"{final}: cannot write it ({exc.strerror}); written: "
                     f"{', '.join(report.paths) or 'nothing'}") from None
-            report.paths.append(final)
+            if final not in report.paths:
+                report.paths.append(final)
     except BaseException as exc:
         for temp, _ in temps:
             try:

@@ -17,6 +17,7 @@ import numpy as np
 
 from batsim_py.decision.events import ProgressNode
 from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
+from batsim_py.sim import io_job, job_messages
 from batsim_py.sim.engine import EXEC, GET_FROM, PUT, PUT_TO, SLEEP, SPAWN, TIMEOUT
 from batsim_py.sim.usage_trace import rank_traces
 from batsim_py.workload.model import (
@@ -29,6 +30,8 @@ from batsim_py.workload.model import (
     ParallelHomogeneousTotalProfile,
     ParallelProfile,
     Profile,
+    RecvProfile,
+    SendProfile,
     TraceProfile,
 )
 
@@ -62,7 +65,7 @@ class JobRun:
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
-        "abandoned", "energy", "storage_mapping", "ranks",
+        "abandoned", "energy", "storage_mapping", "ranks", "io_profile", "io_alloc", "inbox",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -83,6 +86,9 @@ class JobRun:
         self.energy: Any = None  # joules of its machines at start, then consumed (with -E)
         self.storage_mapping: Mapping[str, int] | None = None
         self.ranks: dict[int, Any] = _NO_RANKS  # usage_trace rank actors still running
+        self.io_profile: Profile | None = None  # EXECUTE_JOB's additional_io_job (io_job.py)
+        self.io_alloc: tuple[int, ...] = ()
+        self.inbox: Any = None  # TO_JOB_MSG strings not read yet by a recv profile (a deque)
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
@@ -97,15 +103,23 @@ class JobRun:
 def _progress(
     frames: list[list[Any]], level: int, now: float, engine: Any, actor: Any
 ) -> ProgressNode:
-    profile, info = frames[level]
-    if isinstance(profile, ComposedProfile):
-        if level + 1 >= len(frames):
-            return ProgressNode(profile_name=profile.name, current_task_index=info)
-        return ProgressNode(
-            profile_name=profile.name,
-            current_task_index=info,
-            current_task=_progress(frames, level + 1, now, engine, actor),
-        )
+    """The progress tree of `frames[level:]`, built from the innermost level outwards (a loop,
+    not a recursion: composed profiles may nest thousands deep)."""
+    inner: ProgressNode | None = None
+    for profile, info in reversed(frames[level:]):
+        if isinstance(profile, (ComposedProfile, SendProfile, RecvProfile)):
+            if inner is None:
+                inner = ProgressNode(profile_name=profile.name, current_task_index=info)
+            else:
+                inner = ProgressNode(profile_name=profile.name, current_task_index=info,
+                                     current_task=inner)
+        else:
+            inner = _leaf_progress(profile, info, now, engine, actor)
+    assert inner is not None
+    return inner
+
+
+def _leaf_progress(profile: Any, info: Any, now: float, engine: Any, actor: Any) -> ProgressNode:
     if isinstance(profile, DelayProfile):
         return ProgressNode(profile_name=profile.name, progress=(now - info) / profile.delay)
     if isinstance(profile, PTASK_PROFILES) and info:
@@ -133,9 +147,71 @@ def delay_race(delay: float, remaining: float) -> tuple[float, bool]:
 
 
 def execute_profile(
-    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime
+    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime,
+    io: Profile | None = None,
 ) -> Generator[tuple, Any, int]:
-    """Run one profile to its end; return its Batsim return code."""
+    """Run one profile to its end; return its Batsim return code. `io`: the IO profile merged
+    into its parallel tasks (additional_io_job, see io_job.py).
+
+    Composed profiles are walked with an explicit stack, not by recursion: a chain of thousands
+    of nested composed profiles must not exhaust Python's stack, and a profile that contains
+    itself is found the moment it is entered (a set of the composed profiles being run)."""
+    if not isinstance(profile, ComposedProfile):
+        return (yield from _execute_leaf(sim, run, profile, profiles, wall, io))
+    levels: list[list[Any]] = []  # per composed level: [profile, index of its task, its io]
+    active: set[int] = set()  # id() of the composed profiles on the stack
+    child: Profile = profile
+    child_io = io
+    while True:
+        if isinstance(child, ComposedProfile):
+            if id(child) in active:
+                raise WorkloadError(_cycle_message(run, child))
+            active.add(id(child))
+            run.frames.append([child, 0])
+            levels.append([child, -1, child_io])
+            ret = 0
+        else:
+            ret = yield from _execute_leaf(sim, run, child, profiles, wall, child_io)
+        # Find the next task to run, closing the levels that are over.
+        while True:
+            level = levels[-1]
+            composed: ComposedProfile = level[0]
+            index = level[1] + 1
+            if ret == 0 and index < len(composed.seq) * composed.repeat:
+                level[1] = index
+                run.frames[-1][1] = index
+                i = index % len(composed.seq)
+                child = profiles[composed.seq[i]]
+                level_io = level[2]
+                child_io = None if level_io is None else io_job.sub_io(
+                    level_io, i, child, profiles, run.job.id)
+                break
+            if ret == 0:
+                ret = composed.ret
+            run.frames.pop()
+            levels.pop()
+            active.discard(id(composed))
+            if not levels:
+                return ret
+
+
+def _cycle_message(run: JobRun, profile: Profile) -> str:
+    names = [f[0].name for f in run.frames]
+    start = next(i for i, f in enumerate(run.frames) if f[0] is profile)
+    cycle = [*names[start:], profile.name]
+    if len(cycle) > 8:
+        cycle = [*cycle[:3], f"... {len(cycle) - 6} more ...", *cycle[-3:]]
+    return (
+        f"job {run.job.id}: composed profile '{profile.name}' contains itself "
+        f"({' -> '.join(cycle)}); break the cycle in the workload"
+    )
+
+
+def _execute_leaf(
+    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime,
+    io: Profile | None,
+) -> Generator[tuple, Any, int]:
+    """Run a profile that is not composed; return its Batsim return code."""
     frame = [profile, 0]
     run.frames.append(frame)
     if isinstance(profile, DelayProfile):
@@ -150,31 +226,12 @@ def execute_profile(
         if remaining > 0:
             wall.remaining = remaining - seconds
         return profile.ret
-    if isinstance(profile, ComposedProfile):
-        if any(f[0] is profile for f in run.frames[:-1]):
-            chain = " -> ".join(f[0].name for f in run.frames)
-            raise WorkloadError(
-                f"job {run.job.id}: composed profile '{profile.name}' contains itself "
-                f"({chain}); break the cycle in the workload"
-            )
-        seq = profile.seq
-        index = 0
-        for _ in range(profile.repeat):
-            for name in seq:
-                frame[1] = index
-                ret = yield from execute_profile(sim, run, profiles[name], profiles, wall)
-                if ret != 0:
-                    run.frames.pop()
-                    return ret
-                index += 1
-        run.frames.pop()
-        return profile.ret
     if isinstance(profile, PTASK_PROFILES):
         remaining = wall.remaining
         frame[1] = True  # in a task: its progress is read from the engine on a kill
         start = sim.engine.now
         # The task itself is built when the engine starts it (see Engine._start_task).
-        result, task = yield (EXEC, lambda: ptask_of(sim, run, profile), remaining)  # noqa: B023
+        result, task = yield (EXEC, lambda: ptask_of(sim, run, profile, io), remaining)  # noqa: B023
         if remaining >= 0:
             wall.remaining = remaining - (sim.engine.now - start)
         run.frames.pop()
@@ -190,10 +247,17 @@ def execute_profile(
         ret = yield from execute_usage_trace(sim, run, profile, wall)
         run.frames.pop()
         return ret
+    if isinstance(profile, (SendProfile, RecvProfile)):
+        frame[1] = -1  # no sub-task (yet): Batsim's current_task_index
+        ret = yield from job_messages.execute(sim, run, profile, profiles, wall, execute_profile)
+        run.frames.pop()
+        return ret
     raise NotSupportedError(
-        f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
+        f"job {run.job.id}: profile '{profile.name}' of type "
+        f"'{getattr(profile, 'kind', profile.type)}' is not yet "
         "supported by batsim-py (supported: delay, composed, parallel, parallel_homogeneous, "
-        "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging, usage_trace)"
+        "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging, usage_trace, "
+        "send, recv)"
     )
 
 
@@ -254,8 +318,14 @@ def rank_process(
     yield (PUT_TO, rank, sim.cost_between(host, run.host, 4.0), box)
 
 
-def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:
-    """The parallel task a profile runs on the job's executors (batsim-semantics §4.3)."""
+def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None) -> Any:
+    """The parallel task a profile runs on the job's executors (batsim-semantics §4.3), merged
+    with the IO profile `io` if the job has an additional_io_job."""
+    if io is not None and isinstance(profile, (DataStagingProfile, ParallelHomogeneousPFSProfile)):
+        raise SchedulerError(
+            f"job {run.job.id}: additional_io_job cannot be merged into profile "
+            f"'{profile.name}' of type {profile.type} (Batsim 4.2.1 cannot either: its "
+            "matrices do not match the allocation); merge the IO into the profile instead")
     alloc = run.alloc
     mapping = run.mapping if run.mapping is not None else range(len(alloc))
     machines = [alloc[i] for i in mapping]
@@ -303,6 +373,8 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:
                 f"job {run.job.id}: executor {i} computes on machine {m}, which is not a "
                 "compute machine"
             )
+    if io is not None:
+        machines, flops, matrix = io_job.merged_task(sim, run, machines, flops, matrix, io)
     hosts = [sim.hosts[m] for m in machines]
     return sim.engine.network.row(hosts, flops, matrix)
 
@@ -335,6 +407,8 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
         run.energy = trace.on_machines(run.alloc)
         trace.entry(run.starting_time, "s")
     sim.machine_states.job_starts(run.alloc, run.starting_time)
+    if sim.paje is not None:
+        sim.paje.job_starts(run.job.id, run.alloc, run.starting_time)
     profile = run.profile
     if type(profile) is DelayProfile:
         # The common case, as execute_profile would run it, without its generator.
@@ -345,7 +419,8 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
         ret = -1 if reached else profile.ret
     else:
         ret = yield from execute_profile(
-            sim, run, profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
+            sim, run, profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime),
+            run.io_profile,
         )
     sim.on_job_finished(run, ret)
     if run.state != "COMPLETED_KILLED":  # a kill reports through the killer

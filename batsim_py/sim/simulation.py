@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time as wallclock
-from collections import ChainMap
+from collections import ChainMap, deque
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
@@ -22,8 +22,10 @@ from batsim_py.decision import events as ev
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.output import jobs_csv
+from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
+from batsim_py.sim import io_job
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
 from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
@@ -78,7 +80,7 @@ class Simulation:
         self.nb_switching = 0
         self.nb_grouped_switches = 0
         self.nb_machine_switches = 0
-        self.pstates = PStates(machines.all) if options.energy else None
+        self.pstates = PStates(machines.all, platform.path) if options.energy else None
         if options.energy:
             hosts = HostEnergy(self.engine, network, list(platform.hosts.values()))
             self.energy_trace = EnergyTrace(
@@ -134,6 +136,8 @@ class Simulation:
             len(machines), self.nb_compute, options.machine_state_tracing
         )
         self.job_records: list[jobs_csv.JobRecord] = []
+        self.paje = (PajeTrace([m.host.name for m in machines.all])
+                     if options.schedule_tracing else None)
         self.scheduling_time = 0.0
         # User code (batsim_py.sim.simpy_env, sources, signals): absent unless a user asks.
         self._env: Any = None
@@ -218,6 +222,7 @@ class Simulation:
             "SWITCHED": self.on_switched,
             "EVENTS": self.on_external_events,
             "EVENTS_BYE": self.on_event_submitter_bye,
+            "FROM_JOB_MSG": self.on_from_job_msg,
         }
         spawns = self._spawns
         get = (GET,)
@@ -431,6 +436,21 @@ class Simulation:
             if self.signals is not None:
                 self.signals.fire("machines_changed", now)
 
+    def on_from_job_msg(self, msg: tuple) -> None:
+        """A `send` profile's message (sim/job_messages.py), for the scheduler."""
+        _, run, data = msg
+        self.events.append(ev.FromJobMsg(self.stamp(), run.job.id, data))
+
+    def to_job_msg(self, decision: d.ToJobMsg) -> None:
+        """Kept in the job's inbox for its `recv` profiles (Batsim only needs the job to
+        exist: a message to a job that is over is kept and never read)."""
+        if decision.job_id in self.ended:
+            return
+        run = self.job_for(decision, decision.job_id)
+        if run.inbox is None:
+            run.inbox = deque()
+        run.inbox.append(decision.msg)
+
     def on_sched_ready(self, msg: tuple) -> None:
         self.sched_ready = True
         if self.end_sent:
@@ -486,6 +506,8 @@ class Simulation:
             self.registration_finished = decision.type == "registration_finished"
         elif kind is d.ChangeJobState:
             self.change_job_state(decision)
+        elif kind is d.ToJobMsg:
+            self.to_job_msg(decision)
         elif kind is d.Query or kind is d.SetResourceState:
             if self.energy_trace is None:
                 raise SchedulerError(
@@ -549,6 +571,8 @@ class Simulation:
                 if i < 0 or i >= len(alloc):
                     raise SchedulerError(f"{_execute_where(decision, now)}: mapping value {i} is "
                                          f"not in [0, {len(alloc)})")
+        if decision.additional_io_job is not None:
+            self.additional_io_job(run, decision)
         run.state = "RUNNING"
         run.alloc = alloc
         run.mapping = decision.mapping
@@ -558,6 +582,17 @@ class Simulation:
         self.spawn(job_process(self, run), run.job.id, run.host, run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
+
+    def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
+        if decision.mapping is not None or decision.storage_mapping is not None:
+            raise SchedulerError(
+                f"{_execute_where(decision, self.engine.now)}: additional_io_job cannot come "
+                "with a mapping or a storage_mapping (Batsim accepts at most one of the three)")
+        io = decision.additional_io_job
+        assert io is not None
+        run.io_profile = io_job.resolve(io, run.job.id, run.profile,
+                                        self.profiles_of[run.job.workload], len(self.hosts))
+        run.io_alloc = io.alloc
 
     def _check_machines(self, alloc: Sequence[int], where: str) -> None:
         """Every machine of an allocation exists, may take the job and can compute now."""
@@ -774,6 +809,7 @@ class Simulation:
                     run.ranks.clear()
                     run.state = "COMPLETED_KILLED"
                     self.machine_states.job_ends(run.alloc, now)
+                    self.paje_job_ends(run, now)
                     run.end_time = now
                     self.job_energy_end(run, now)
                 # Else the cancelled task ends the executor's profile with -2.
@@ -785,10 +821,21 @@ class Simulation:
         now = self.engine.now
         run.return_code = return_code
         run.state = "COMPLETED_SUCCESSFULLY" if return_code == 0 else final_state(return_code)
+        if self.paje is not None and return_code in (-1, -2):
+            self.paje.job_killed(run.job.id, run.alloc, now)
         self.machine_states.job_ends(run.alloc, now)
+        self.paje_job_ends(run, now)
         run.end_time = now
         if self.energy_trace is not None:
             self.job_energy_end(run, now)
+
+    def paje_job_ends(self, run: JobRun, now: float) -> None:
+        paje = self.paje
+        if paje is not None:
+            states = self.machine_states
+            unavailable = (() if not states.counts[UNAVAILABLE] else
+                           {m for m in run.alloc if states.state[m] == UNAVAILABLE})
+            paje.job_ends(run.job.id, run.alloc, now, unavailable)
 
     def job_energy_end(self, run: JobRun, now: float) -> None:
         trace = self.energy_trace

@@ -90,7 +90,7 @@ def test_events_from_a_process_are_byte_identical_to_the_events_file(tmp_path):
     sim.process(submitter_like(source, items, source.send))
     sim.run()
     got = outputs(prefix)
-    assert set(got) == {"jobs.csv", "schedule.csv", "machine_states.csv"}
+    assert set(got) == {"jobs.csv", "schedule.csv", "machine_states.csv", "schedule.trace"}
     for name in expected:
         assert got[name] == expected[name], name
     # The events did change the run (the test would catch a source that posts nothing).
