@@ -35,7 +35,7 @@ PLATFORM = str(PROJECT / "platforms" / "small4.xml")
 WORKLOAD = str(PROJECT / "workloads" / "delays_small.json")
 ARGS = ["-p", PLATFORM, "-w", WORKLOAD, "-q"]
 FAKE = PROJECT / "tests" / "protocol" / "fake_scheduler.py"
-SUFFIXES = ("jobs", "schedule", "machine_states")
+FILES = ("jobs.csv", "schedule.csv", "schedule.trace", "machine_states.csv")  # written order
 QUICK = 30
 ENV = {**os.environ, "PYTHONPATH": str(PROJECT)}  # the driver imports this tree's batsim_py
 
@@ -126,8 +126,8 @@ def fill(fs: Path, leave: int) -> None:
 
 
 def test_a_full_disk_names_the_file_and_leaves_no_truncated_file(tiny_fs: Path, capsys) -> None:
-    for s in SUFFIXES:
-        (tiny_fs / f"out_{s}.csv").write_text("old\n")  # a previous run's outputs
+    for s in FILES:
+        (tiny_fs / f"out_{s}").write_text("old\n")  # a previous run's outputs
     fill(tiny_fs, 4096)  # room for one small file: out_jobs.csv, then nothing
     rc, err = cli(capsys, tiny_fs / "out")
     assert rc == 1
@@ -135,8 +135,8 @@ def test_a_full_disk_names_the_file_and_leaves_no_truncated_file(tiny_fs: Path, 
                    "left on device); no output file was written (the previous ones, if any, "
                    "are unchanged)")
     assert leftovers(tiny_fs) == []
-    for s in SUFFIXES:
-        assert (tiny_fs / f"out_{s}.csv").read_text() == "old\n"
+    for s in FILES:
+        assert (tiny_fs / f"out_{s}").read_text() == "old\n"
 
 
 def test_a_full_disk_does_not_hide_the_runs_own_error(tiny_fs: Path, tmp_path: Path,
@@ -188,8 +188,8 @@ def test_outputs_keep_the_usual_file_mode(tmp_path: Path, capsys) -> None:
     finally:
         os.umask(old)
     assert rc == 0
-    for s in SUFFIXES:
-        assert (tmp_path / f"out_{s}.csv").stat().st_mode & 0o777 == 0o644
+    for s in FILES:
+        assert (tmp_path / f"out_{s}").stat().st_mode & 0o777 == 0o644
 
 
 def test_transcript_on_a_full_device_is_not_the_schedulers_fault(tmp_path: Path, capsys) -> None:
@@ -252,10 +252,10 @@ def wait_for(path: Path, proc: subprocess.Popen) -> None:
 
 
 def assert_complete_outputs(tmp_path: Path, err: str, name: str) -> None:
-    written = ", ".join(str(tmp_path / f"out_{s}.csv") for s in SUFFIXES)
+    written = ", ".join(str(tmp_path / f"out_{s}") for s in FILES)
     assert err.strip() == f"batsim-py: interrupted by {name}: outputs written: {written}"
-    for s in SUFFIXES:
-        assert (tmp_path / f"out_{s}.csv").read_text().endswith("\n")
+    for s in FILES:
+        assert (tmp_path / f"out_{s}").read_text().endswith("\n")
     assert len((tmp_path / "out_schedule.csv").read_text().splitlines()) == 2
     assert leftovers(tmp_path) == []
 

@@ -313,8 +313,8 @@ def test_signals_stop_cleanly_with_outputs(sig: int, code: int, tmp_path: Path) 
     assert proc.returncode == code
     assert "Traceback" not in err
     name = signal.Signals(sig).name
-    written = ", ".join(str(tmp_path / f"out_{s}.csv")
-                        for s in ("jobs", "schedule", "machine_states"))
+    written = ", ".join(str(tmp_path / f"out_{s}") for s in (
+        "jobs.csv", "schedule.csv", "schedule.trace", "machine_states.csv"))
     assert err.strip() == f"batsim-py: interrupted by {name}: outputs written: {written}"
     assert (tmp_path / "out_jobs.csv").exists()
 
