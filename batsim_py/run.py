@@ -113,7 +113,8 @@ def execute(sim: Simulation, spec: RunSpec, t0: float,
         if only is None:
             report.paths.clear()
         paths = write_outputs(sim, prefix, time.perf_counter() - t0, report, only)
-        log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
+        (log.info if only is None else log.debug)(  # (a rewrite: the same files)
+            "outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
 
     written_at_end = False
     end_date = 0.0
