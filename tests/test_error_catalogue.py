@@ -170,7 +170,7 @@ CASES: dict[str, Case] = {
     "P19": p('<storage id="s"/>'),
     "P20": p('<trace id="t" periodicity="1"/>'),
     "P21": p('<actor host="h" function="f"/>'),
-    "P22": p('<host id="h" speed="1Gf" speed_file="s.txt"/>'),
+    "P22": p('<host id="h" speed="1Gf" state_file="s.txt"/>'),
     "P23": p('<host id="h" speed="1 Gf"/>'),
     "P24": p('<host id="h" speed="1Kf"/>'),
     "P25": p('<host id="h" speed="fast"/>'),

@@ -26,6 +26,7 @@ from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
 from batsim_py.sim import io_job
+from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
 from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
@@ -138,6 +139,8 @@ class Simulation:
         self.job_records: list[jobs_csv.JobRecord] = []
         self.paje = (PajeTrace([m.host.name for m in machines.all])
                      if options.schedule_tracing else None)
+        if platform.traces:  # speed, bandwidth, latency profiles (sim/availability.py)
+            self.engine.availability = Availability(self)
         self.scheduling_time = 0.0
         # User code (batsim_py.sim.simpy_env, sources, signals): absent unless a user asks.
         self._env: Any = None
