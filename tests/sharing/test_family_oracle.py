@@ -17,6 +17,9 @@ from batsim_py.sharing.solver import SolveInfo
 from batsim_py.sharing.stepping import completion_dates
 
 N_CASES = int(os.environ.get("BATSIM_PY_FAMILY_CASES", "60"))
+# Long drains SimGrid does finish (1.6e7 to 4.8e8 rounds): a closed form across binades of the
+# remaining capacity was 1e-9 to 4.2e-9 off; jumps within one binade are exact.
+LONG_DRAINS = [126, 130, 153, 181]
 
 
 def _reference(seed: int) -> tuple[dict, np.ndarray, bool]:
@@ -53,7 +56,7 @@ def test_the_family_matches_simgrid_where_it_ends() -> None:
     if not simgrid_available():
         pytest.skip("Debian python3-simgrid is not installed (apt-get install python3-simgrid)")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        results = list(pool.map(_compare, range(N_CASES)))
+        results = list(pool.map(_compare, sorted({*range(N_CASES), *LONG_DRAINS})))
     wrong = []
     for seed, converged, ours, theirs in results:
         if converged != (theirs is not None):
