@@ -4,8 +4,9 @@ Knowing the scheduler's process lets batsim-py see at once that it exited (befor
 socket, or in the middle of a run) instead of waiting for a timeout, and stop it when the run
 is over. The command is split like a shell line (`shlex`) and run without a shell, in its own
 session, so a Ctrl-C in the terminal reaches batsim-py only: batsim-py writes its outputs, then
-stops the scheduler itself. Its stdout and stderr are the terminal's: the user sees its
-messages (and its traceback if it crashes).
+stops the scheduler itself; on Linux the scheduler also gets SIGTERM if batsim-py is killed
+(SIGKILL included). Its stdout and stderr are the terminal's: the user sees its messages (and
+its traceback if it crashes).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ class ChildScheduler:
         self.command = command
         try:
             self.process = subprocess.Popen(argv, start_new_session=True,
-                                            stdin=subprocess.DEVNULL)
+                                            stdin=subprocess.DEVNULL,
+                                            preexec_fn=_die_with_parent)
         except OSError as exc:
             raise UsageError(
                 f"--scheduler-command: cannot start '{argv[0]}' ({exc.strerror}); check the "
@@ -80,3 +82,16 @@ class ChildScheduler:
             os.killpg(self.process.pid, sig)  # its session: its own children too
         except OSError:
             pass  # already gone
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec (Linux): SIGTERM it if batsim-py dies, even by SIGKILL, so
+    that no scheduler is left running. Elsewhere, nothing (batsim-py stops it on every exit
+    it sees)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
