@@ -16,6 +16,7 @@ import os
 import shlex
 import signal
 import subprocess
+from collections.abc import Callable
 
 from batsim_py.errors import UsageError
 
@@ -38,7 +39,7 @@ class ChildScheduler:
         try:
             self.process = subprocess.Popen(argv, start_new_session=True,
                                             stdin=subprocess.DEVNULL,
-                                            preexec_fn=_die_with_parent)
+                                            preexec_fn=_death_signal())
         except OSError as exc:
             raise UsageError(
                 f"--scheduler-command: cannot start '{argv[0]}' ({exc.strerror}); check the "
@@ -84,14 +85,15 @@ class ChildScheduler:
             pass  # already gone
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec (Linux): SIGTERM it if batsim-py dies, even by SIGKILL, so
-    that no scheduler is left running. Elsewhere, nothing (batsim-py stops it on every exit
-    it sees)."""
+def _death_signal() -> Callable[[], None] | None:
+    """A function for the child, before exec (Linux): SIGTERM it if batsim-py dies, even by
+    SIGKILL, so that no scheduler is left running. None elsewhere (batsim-py stops it on
+    every exit it sees). Loaded here, in the parent: the child only calls into libc."""
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+    sigterm = int(signal.SIGTERM)
+    return lambda: prctl(1, sigterm, 0, 0, 0)  # PR_SET_PDEATHSIG
