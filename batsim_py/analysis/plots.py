@@ -353,10 +353,15 @@ def comparison(runs: Sequence[Run]) -> Figure:
             ax.set_ylim(0, 1.1)
     ax = fig.add_subplot(grid[2, :])
     end = max(m["makespan"] for m in metrics) or 1.0
+
+    def _makespan_of(run: Run) -> float:
+        return metrics[runs.index(run)]["makespan"]
+
     x = np.linspace(0.0, end, BINS + 1)
     for run, colour in zip(runs, colours, strict=True):
         t, busy = busy_machines(run)
         share = bin_average(t, busy, x) / (run.nb_machines or 1)
+        share[x[:-1] >= _makespan_of(run)] = np.nan  # the run is over: no line
         ax.step(x, np.append(share, 0.0), where="post", color=colour, label=run.name,
                 linewidth=0.9)
     ax.set_xlim(0, end)
