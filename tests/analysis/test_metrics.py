@@ -62,7 +62,7 @@ def test_energy_by_hand(tmp_path) -> None:
     # energy8: 8 hosts idling at 95 W in pstate 0; a delay job is a sleep, so the hosts stay
     # idle: E(T) = 8 * 95 W * 100 s, mean power 760 W, the job's own energy 2 * 95 * 100.
     prefix = simulate(tmp_path, [{"id": "j", "subtime": 0, "res": 2, "delay": 100}],
-                      platform="energy8.xml", extra=("-E",))
+                      platform="energy8.xml", energy=True)
     run = load_run(prefix)
     m = run_metrics(run)
     assert m["energy_joules"] == pytest.approx(8 * 95 * 100)

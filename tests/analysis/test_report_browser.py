@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from .conftest import FOUR_JOBS, simulate
-
 PROJECT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -27,9 +25,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
-def test_report_in_headless_chromium(four_jobs: str, tmp_path: Path) -> None:
-    (tmp_path / "easy").mkdir()
-    easy = simulate(tmp_path / "easy", FOUR_JOBS, scheduler="easy")
+def test_report_in_headless_chromium(four_jobs: str, four_jobs_easy: str, tmp_path: Path) -> None:
+    easy = four_jobs_easy
     page = tmp_path / "report.html"
     subprocess.run([sys.executable, "-m", "batsim_py.cli", "report", four_jobs, easy, "-o",
                     str(page)], check=True, cwd=PROJECT, timeout=300, capture_output=True)
