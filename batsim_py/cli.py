@@ -74,7 +74,8 @@ FLAGS: tuple[Flag, ...] = (
          "value", "information", "LEVEL"),
     Flag(("-q", "--quiet"), "same as --verbosity quiet"),
     Flag(("--dump-execution-context",), "print the execution context as JSON and exit"),
-    Flag(("--version",), "print the version and exit"),
+    Flag(("--version",), "print the version and which kernel runs (compiled or pure Python), "
+         "and exit"),
     Flag(("-E", "--energy"), "host energy model (SimGrid's plugin), energy outputs, pstates"),
     Flag(("--events",), "external events file (JSON lines: machine_(un)available, others with "
          "--forward-unknown-events); repeatable", "list", None, "FILE"),
@@ -203,7 +204,9 @@ def _run(args: argparse.Namespace) -> int:
     from batsim_py.schedulers import SCHEDULERS
 
     if args.version:
-        print(__version__)
+        from batsim_py.native import kernel_label
+
+        print(f"batsim-py {__version__} ({kernel_label()})")
         return 0
     if args.simgrid_version:
         print("none: batsim-py reimplements the SimGrid 3.32 models Batsim 4.2.1 uses "

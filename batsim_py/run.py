@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from batsim_py.decision.interface import DecisionProcess
+from batsim_py.native import log_kernel
 from batsim_py.output.files import write_outputs
 from batsim_py.platform.machines import build_machines
 from batsim_py.platform.reader import load_platform
@@ -36,6 +37,7 @@ class RunSpec:
 def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     """Load inputs, simulate, write outputs (also after an error), return the simulation."""
     t0 = time.perf_counter()
+    log_kernel(log)  # a pure kernel nobody asked for: say so, and how to compile it
     # Reading builds a million objects for a large workload and no reference cycles: with the
     # collector on, each of its passes would scan them all again.
     collecting = gc.isenabled()

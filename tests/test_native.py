@@ -149,3 +149,115 @@ def test_one_changed_source_sends_the_whole_group_to_sources(tmp_path: Path,
     import fakepkg_native.other
 
     assert fakepkg_native.mod.WHERE == fakepkg_native.other.WHERE == "source"
+
+
+# -- a fresh install compiles, and a pure kernel does not go unnoticed ----------------------
+
+
+def _third_party_imports_of_compiled_modules() -> set[str]:
+    """Top-level libraries mypyc must find to type-check the compiled modules: it follows
+    every import, through the project's own modules (and their packages' __init__)."""
+    import ast
+
+    todo, seen, third = list(native.COMPILED), set(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        parts = name.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+        path = PROJECT / native.source_of(name)
+        if not path.exists():
+            path = PROJECT.joinpath(*parts, "__init__.py")
+        if not path.exists():
+            continue  # a name imported from a module, not a module
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for imported in names:
+                top = imported.partition(".")[0]
+                if top == "batsim_py":
+                    todo.append(imported)
+                elif top not in sys.stdlib_module_names:
+                    third.add(top)
+    return third
+
+
+def test_build_requirements_hold_what_mypyc_type_checks() -> None:
+    """pip builds in an isolated environment holding only the build requirements: a library
+    the compiled modules reach (numpy, through sharing/solver.py) missing there fails mypyc's
+    type check, and a fresh install silently stayed pure Python."""
+    import re
+
+    tomllib = pytest.importorskip("tomllib")  # (Python 3.11+)
+    requires = tomllib.loads((PROJECT / "pyproject.toml").read_text())["build-system"][
+        "requires"]
+    names = {re.split(r"[<>=!~ \[;]", r)[0].lower().replace("-", "_") for r in requires}
+    needed = _third_party_imports_of_compiled_modules()
+    assert "numpy" in needed  # (the scan sees through sharing/solver.py)
+    assert needed <= names, f"add {sorted(needed - names)} to [build-system] requires"
+
+
+def test_version_names_the_kernel() -> None:
+    out = subprocess.run([sys.executable, "-m", "batsim_py.cli", "--version"], cwd=PROJECT,
+                         check=True, capture_output=True, text=True).stdout
+    assert out.startswith("batsim-py 0.1.0 (kernel: ")
+    expected = "compiled by mypyc" if native.compiled_modules() else "pure Python"
+    assert expected in out
+
+
+def _run_logs(monkeypatch, caplog, tmp_path: Path, compiled: list[str]) -> list[str]:
+    from batsim_py.cli import main
+
+    monkeypatch.setattr(native, "compiled_modules", lambda: compiled)
+    monkeypatch.setattr(native, "_logged", False)
+    monkeypatch.setattr(native, "_stale", False)
+    monkeypatch.chdir(PROJECT)
+    with caplog.at_level("INFO"):
+        for _ in range(2):  # (once per process)
+            assert main(["-p", "platforms/small4.xml", "-w", "workloads/delays_small.json",
+                         "--scheduler", "fcfs", "-e", str(tmp_path / "out")]) == 0
+    return [r.getMessage() for r in caplog.records if "pure-Python kernel" in r.getMessage()]
+
+
+def test_a_run_on_the_pure_kernel_says_so_once(monkeypatch, caplog, tmp_path: Path) -> None:
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    lines = _run_logs(monkeypatch, caplog, tmp_path, compiled=[])
+    assert len(lines) == 1
+    assert "pure-Python kernel" in lines[0] and "pip install -v ." in lines[0]
+    assert "BATSIM_PY_PURE=1" in lines[0]
+
+
+def test_no_notice_when_asked_for_or_compiled(monkeypatch, caplog, tmp_path: Path) -> None:
+    monkeypatch.setenv("BATSIM_PY_PURE", "1")
+    assert _run_logs(monkeypatch, caplog, tmp_path, compiled=[]) == []
+    monkeypatch.delenv("BATSIM_PY_PURE")
+    assert _run_logs(monkeypatch, caplog, tmp_path, compiled=list(native.COMPILED)) == []
+
+
+def test_the_build_leaves_why_it_did_not_compile(tmp_path: Path, monkeypatch) -> None:
+    """setup.py writes the reason into the built package; the kernel label reports it."""
+    import shutil
+
+    tree = tmp_path / "tree"  # (a copy: the build leaves files beside setup.py)
+    tree.mkdir()
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(PROJECT / name, tree / name)
+    shutil.copytree(PROJECT / "batsim_py", tree / "batsim_py",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "_kernel_*"))
+    built = tmp_path / "built"
+    env = dict(os.environ, BATSIM_PY_PURE="1")
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(built)],
+                   cwd=tree, env=env, check=True, capture_output=True)
+    note = (built / "batsim_py" / native.NOT_COMPILED).read_text()
+    assert note.strip() == "not compiled at install: BATSIM_PY_PURE was set"
+    monkeypatch.setattr(native, "__file__", str(built / "batsim_py" / "native.py"))
+    monkeypatch.setattr(native, "compiled_modules", lambda: [])
+    monkeypatch.setattr(native, "_stale", False)
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    assert native.kernel_label() == ("kernel: pure Python (not compiled at install: "
+                                     "BATSIM_PY_PURE was set)")
