@@ -95,7 +95,16 @@ class OptionalBuildExt(build_ext):
         (_package_dir(self) / NATIVE.RECORD).write_text(NATIVE.record_text(HERE))
 
 
+def _metadata_only() -> bool:
+    """pip runs this file three times per install, twice only for metadata (egg_info,
+    dist_info): mypyc's type check there would only cost time (seconds each)."""
+    commands = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+    return bool(commands) and commands[0] in ("egg_info", "dist_info")
+
+
 def _extensions() -> list:
+    if _metadata_only():
+        return []
     if os.environ.get("BATSIM_PY_PURE"):  # explicit opt-out: pure Python only
         _not_compiled("BATSIM_PY_PURE was set")
         return []
