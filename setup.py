@@ -64,11 +64,24 @@ def _not_compiled(reason: str) -> None:
 
 
 class BuildPy(build_py):
-    """Copy the package, with the note saying why the kernel is not compiled, if it is not."""
+    """Copy the package, with the note saying why the kernel is not compiled (if it is not),
+    and the shipped platforms and workloads (batsim_py/shipped/), so that an installed
+    batsim-py finds them without a checkout (batsim_py/shipped.py). An editable install reads
+    the checkout's folders instead."""
 
     def run(self) -> None:
         super().run()
         _write_note(self)
+        if getattr(self, "editable_mode", False):
+            return
+        import shutil
+
+        for folder in ("platforms", "workloads"):
+            target = Path(self.build_lib) / "batsim_py" / "shipped" / folder
+            target.mkdir(parents=True, exist_ok=True)
+            for path in sorted((HERE / folder).iterdir()):
+                if path.suffix in (".xml", ".json", ".jsonl") and path.is_file():
+                    shutil.copyfile(path, target / path.name)
 
 
 class OptionalBuildExt(build_ext):

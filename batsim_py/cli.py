@@ -39,9 +39,15 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-e", "--export"), "output prefix: files PREFIX_jobs.csv, ... (default outputs/out)",
          "value", "outputs/out", "PREFIX"),
     Flag(("--scheduler",), "run an in-process scheduler instead of connecting to -s "
-         "(fcfs, easy, ...; see --list-schedulers), or replay:FILE to answer with the "
-         "replies recorded in a transcript", "value", None, "NAME"),
+         "(fcfs, easy, ...; see --list-schedulers), your own class as MODULE:CLASS or "
+         "path/to/file.py:CLASS, or replay:FILE to answer with the replies recorded in a "
+         "transcript", "value", None, "NAME"),
+    Flag(("--process",), "user SimPy process: MODULE:FUNCTION or path/to/file.py:FUNCTION, "
+         "called as FUNCTION(env, sim) before the run (docs/extending.md); repeatable",
+         "list", None, "MODULE:FUNCTION"),
     Flag(("--list-schedulers",), "print the in-process schedulers and exit"),
+    Flag(("--list-examples",), "print the shipped platforms, workloads and event files with "
+         "their installed paths and exit (-p, -w and --events accept their names)"),
     Flag(("--replay-strict",), "with --scheduler replay:FILE, stop at the first message that "
          "differs from the recorded Batsim message"),
     Flag(("--record-transcript",), "write every protocol message of the run to FILE (JSON lines)",
@@ -65,7 +71,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
     Flag(("--disable-machine-state-tracing",), "do not write PREFIX_machine_states.csv"),
-    Flag(("--disable-schedule-tracing",), "no Pajé trace (batsim-py never writes one)"),
+    Flag(("--disable-schedule-tracing",), "do not write the Pajé trace PREFIX_schedule.trace"),
     Flag(("--sched-cfg",), "string forwarded to the scheduler as config.sched-config; "
          "in-process schedulers read it as a JSON object of options", "value", None, "STR"),
     Flag(("--sched-cfg-file",), "file whose content is forwarded as config.sched-config",
@@ -201,7 +207,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from batsim_py.schedulers import SCHEDULERS
+    from batsim_py.schedulers import scheduler_names
 
     if args.version:
         from batsim_py.native import kernel_label
@@ -213,8 +219,13 @@ def _run(args: argparse.Namespace) -> int:
               "(ptask_L07 with the fair-bottleneck solver)")
         return 0
     if args.list_schedulers:
-        for name in sorted(SCHEDULERS):
+        for name in scheduler_names():
             print(name)
+        return 0
+    if args.list_examples:
+        from batsim_py import shipped
+
+        print(shipped.listing())
         return 0
     if args.dump_execution_context:
         import json
@@ -256,10 +267,15 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--add-role-to-hosts '{item}': expected HOST[,HOST...]:ROLE")
         roles.append((tuple(hosts.split(",")), role))
 
+    from batsim_py import shipped
     from batsim_py.run import RunSpec, run_simulation
     from batsim_py.sim.options import Options
 
-    decision = make_decision_process(args)
+    # Shipped inputs by name (`-p small4 -w delays_small`) when no such file is here.
+    args.platform = shipped.resolve(args.platform, "platform")
+    args.workload = [shipped.resolve(w, "workload") for w in args.workload]
+    args.events = [shipped.resolve(e, "events") for e in args.events]
+
     options = Options(
         export_prefix=args.export,
         timing=args.timing,
@@ -273,6 +289,7 @@ def _run(args: argparse.Namespace) -> int:
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
+        schedule_tracing=not args.disable_schedule_tracing,
     )
     spec = RunSpec(
         platform=args.platform,
@@ -286,11 +303,37 @@ def _run(args: argparse.Namespace) -> int:
     )
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
-    sim = run_simulation(spec, decision)
+    setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
+    decision = make_decision_process(args)
+    sim = run_simulation(spec, decision, setup)
     logging.getLogger("batsim_py").info(
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
     return 0
+
+
+def _process_setup(refs: Sequence[str], spec: Any) -> Any:
+    """`--process` targets, loaded and called as FUNCTION(env, sim) once the simulation is
+    built (None without any: the run has no SimPy code at all)."""
+    if not refs:
+        return None
+    from batsim_py.plugins import check_process_function, load_object
+
+    functions = [(ref, check_process_function(load_object(ref, "process"), ref)) for ref in refs]
+
+    def setup(sim: Any) -> None:
+        import inspect
+
+        from batsim_py.api import Simulator
+        from batsim_py.plugins import call_user
+
+        api = Simulator.around(sim, spec)
+        for ref, function in functions:
+            result = call_user(function, f"process '{ref}'", api.env, api)
+            if inspect.isgenerator(result):
+                api.env.process(result)
+
+    return setup
 
 
 def _scheduler_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -31,3 +31,8 @@ class UsageError(BatsimPyError):
 
 class NotSupportedError(BatsimPyError):
     """A feature of Batsim that batsim-py does not implement yet."""
+
+
+class UserCodeError(BatsimPyError):
+    """User code plugged into a simulation (a SimPy process, a scheduler loaded by name) is
+    missing, has the wrong shape, or failed."""

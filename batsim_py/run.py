@@ -6,17 +6,19 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.native import log_kernel
 from batsim_py.output.files import write_outputs
 from batsim_py.platform.machines import build_machines
+from batsim_py.platform.model import Platform
 from batsim_py.platform.reader import load_platform
 from batsim_py.sim.options import Options
 from batsim_py.sim.simulation import Simulation
 from batsim_py.workload.events import load_events
+from batsim_py.workload.model import Workload
 from batsim_py.workload.reader import load_workload
 
 log = logging.getLogger(__name__)
@@ -24,27 +26,47 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class RunSpec:
-    platform: str
-    workloads: Sequence[str]
+    platform: str | Platform  # a file, or a platform already read (the Python API)
+    workloads: Sequence[str | Workload]
     options: Options = field(default_factory=Options)
     master_host: str = "master_host"
     extra_roles: Sequence[tuple[Sequence[str], str]] = ()
     mmax: int = 0
     mmax_workload: bool = False
     events: Sequence[str] = ()
+    write_outputs: bool = True  # False: results stay in memory (the Python API)
 
 
-def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
-    """Load inputs, simulate, write outputs (also after an error), return the simulation."""
+def run_simulation(
+    spec: RunSpec, decision: DecisionProcess, setup: Callable[[Simulation], None] | None = None,
+) -> Simulation:
+    """Load inputs, simulate, write outputs (also after an error), return the simulation.
+
+    `setup(sim)` runs between loading and simulating: user code plugs in there (SimPy
+    processes, sources: `--process`, the Python API)."""
     t0 = time.perf_counter()
-    log_kernel(log)  # a pure kernel nobody asked for: say so, and how to compile it
+    sim = build_simulation(spec, decision)
+    if setup is not None:
+        try:
+            setup(sim)
+        except BaseException:
+            decision.close()
+            raise
+    execute(sim, spec, t0)
+    return sim
+
+
+def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
+    """Read and check the inputs; the simulation, not started (closes `decision` on error)."""
     # Reading builds a million objects for a large workload and no reference cycles: with the
     # collector on, each of its passes would scan them all again.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        platform = load_platform(spec.platform)
-        workloads = [load_workload(path, f"w{i}") for i, path in enumerate(spec.workloads)]
+        platform = (spec.platform if isinstance(spec.platform, Platform)
+                    else load_platform(spec.platform))
+        workloads = [w if isinstance(w, Workload) else load_workload(w, f"w{i}")
+                     for i, w in enumerate(spec.workloads)]
         machines = build_machines(
             platform,
             master_host=spec.master_host,
@@ -58,12 +80,19 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             load_events(path, f"we{i}", spec.options.forward_unknown_events)
             for i, path in enumerate(spec.events)
         ]
-        sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
+        return Simulation(platform, machines, workloads, decision, spec.options, event_lists)
     except BaseException:
-        if collecting:
-            gc.enable()
         decision.close()
         raise
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def execute(sim: Simulation, spec: RunSpec, t0: float) -> None:
+    """Simulate `sim` (built by `build_simulation`), then write its outputs, error or not."""
+    decision = sim.decision
+    log_kernel(log)  # a pure kernel nobody asked for: say so, and how to compile it
     # The inputs live for the whole run: keep the collector from scanning them again and again,
     # and collect less often (the engine allocates many short-lived objects and, since actors
     # drop their last request, no cycles; a scheduler's own cycles are still collected).
@@ -71,14 +100,12 @@ def run_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     gc.freeze()
     thresholds = gc.get_threshold()
     gc.set_threshold(50_000, 50, 100)
-    if collecting:
-        gc.enable()
     try:
         sim.run()
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
         decision.close()
-        paths = write_outputs(sim, spec.options.export_prefix, time.perf_counter() - t0)
-        log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
-    return sim
+        if spec.write_outputs:
+            paths = write_outputs(sim, spec.options.export_prefix, time.perf_counter() - t0)
+            log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))

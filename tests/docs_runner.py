@@ -9,6 +9,8 @@ tree under test. The convention (shared with every docs writer, see HELPER rules
   agreed ones (bash, shell, py, ...) are refused so that a block never escapes by accident.
 - A block right after the line ``<!-- docs-test: skip REASON -->`` is not run (REASON is
   required: e.g. the README's install commands, which cannot run inside a test).
+- A block right after ``<!-- docs-test: excerpt PATH -->`` is not run but must appear verbatim
+  in the project's file PATH (so code quoted from an example cannot drift from it).
 - The blocks of one page run in order in one fresh temporary directory in which
   ``platforms``, ``workloads`` and ``examples`` are symlinks to the project's folders, and
   ``batsim-py`` on PATH runs ``python -m batsim_py.cli`` of the tree under test.
@@ -36,6 +38,7 @@ RUN_TAGS = {"sh", "python"}
 # Tags that a writer may use by mistake for something meant to run: refused, not skipped.
 LOOKS_RUNNABLE = {"bash", "shell", "zsh", "py", "python3", "pycon", "ipython"}
 SKIP_MARK = re.compile(r"<!--\s*docs-test:\s*skip\b(?P<reason>[^>]*)-->")
+EXCERPT_MARK = re.compile(r"<!--\s*docs-test:\s*excerpt\s+(?P<path>\S+)\s*-->")
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 LINKED_FOLDERS = ("platforms", "workloads", "examples")
 
@@ -51,6 +54,7 @@ class Block:
     lang: str  # first word of the info string, lower-case ("" when untagged)
     code: str
     skip_reason: str | None  # set when the block is marked not to run
+    excerpt_of: str | None = None  # project file the block is quoted from (not run)
 
     @property
     def where(self) -> str:
@@ -58,7 +62,7 @@ class Block:
 
     @property
     def runs(self) -> bool:
-        return self.lang in RUN_TAGS and self.skip_reason is None
+        return self.lang in RUN_TAGS and self.skip_reason is None and self.excerpt_of is None
 
 
 def parse_blocks(text: str, page: str) -> list[Block]:
@@ -67,8 +71,14 @@ def parse_blocks(text: str, page: str) -> list[Block]:
     lines = text.splitlines()
     i = 0
     pending_skip: str | None = None
+    pending_excerpt: str | None = None
     while i < len(lines):
         line = lines[i]
+        excerpt = EXCERPT_MARK.search(line)
+        if excerpt:
+            pending_excerpt = excerpt.group("path")
+            i += 1
+            continue
         mark = SKIP_MARK.search(line)
         if mark:
             reason = mark.group("reason").strip(" :-")
@@ -80,7 +90,7 @@ def parse_blocks(text: str, page: str) -> list[Block]:
         m = FENCE.match(line)
         if not m:
             if line.strip():
-                pending_skip = None  # a skip mark applies to the very next block only
+                pending_skip = pending_excerpt = None  # a mark applies to the next block only
             i += 1
             continue
         fence = m.group("fence")
@@ -103,8 +113,8 @@ def parse_blocks(text: str, page: str) -> list[Block]:
             raise DocsFormatError(f"{page}:{start + 1}: code block is never closed")
         indent = len(m.group("indent"))
         code = "\n".join(b[indent:] if b[:indent].isspace() else b for b in body) + "\n"
-        blocks.append(Block(page, start + 1, lang, code, pending_skip))
-        pending_skip = None
+        blocks.append(Block(page, start + 1, lang, code, pending_skip, pending_excerpt))
+        pending_skip = pending_excerpt = None
         i += 1
     return blocks
 
@@ -170,9 +180,14 @@ class PageRunner:
                 (self.cwd / name).symlink_to(project / name, target_is_directory=True)
         bindir = self.root / "bin"
         bindir.mkdir()
-        shim = bindir / "batsim-py"
-        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m batsim_py.cli "$@"\n')
-        shim.chmod(0o755)
+        shims = {"batsim-py": f'exec "{sys.executable}" -m batsim_py.cli "$@"',
+                 # `python` in a block is the interpreter running the tests
+                 "python": f'exec "{sys.executable}" "$@"',
+                 "python3": f'exec "{sys.executable}" "$@"'}
+        for name, line in shims.items():
+            shim = bindir / name
+            shim.write_text(f"#!/bin/sh\n{line}\n")
+            shim.chmod(0o755)
         env = dict(os.environ)
         env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
         old = env.get("PYTHONPATH")
@@ -294,6 +309,17 @@ class PageRunner:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+def check_excerpt(block: Block, project: Path) -> None:
+    """An excerpt block must be found, line for line, in the file it quotes."""
+    source = project / str(block.excerpt_of)
+    if not source.is_file():
+        raise BlockFailure(block, f"the quoted file {block.excerpt_of} does not exist")
+    if block.code.rstrip("\n") not in source.read_text(encoding="utf-8"):
+        raise BlockFailure(
+            block, f"not found verbatim in {block.excerpt_of}: copy it again from the file"
+        )
+
+
 def run_page(path: Path, project: Path, timeout: float = 120.0) -> list[Block]:
     """Run the runnable blocks of one page in order; raise BlockFailure at the first failure.
 
@@ -303,6 +329,9 @@ def run_page(path: Path, project: Path, timeout: float = 120.0) -> list[Block]:
     except ValueError:
         shown = str(path)
     blocks = parse_blocks(path.read_text(encoding="utf-8"), shown)
+    for block in blocks:
+        if block.excerpt_of is not None:
+            check_excerpt(block, project)
     ran: list[Block] = []
     runner = PageRunner(project, timeout)
     try:

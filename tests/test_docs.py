@@ -173,3 +173,63 @@ def test_harness_stops_a_shell_block_that_hangs_with_a_child(tmp_path: Path) -> 
         """)
     with pytest.raises(BlockFailure, match="page.md:1: ```sh block failed: still running"):
         run_page(page, PROJECT, timeout=1)
+
+
+def test_harness_checks_excerpts_against_their_file(tmp_path: Path) -> None:
+    good = _page(tmp_path, """\
+        <!-- docs-test: excerpt examples/zmq_fcfs.py -->
+        ```python
+        def parse_ids(text: str) -> set[int]:
+            \"\"\"Batsim's interval sets: "0-3 7" -> {0, 1, 2, 3, 7}.\"\"\"
+        ```
+        """)
+    assert run_page(good, PROJECT) == []  # checked, not run
+    bad = _page(tmp_path, """\
+        Text.
+        <!-- docs-test: excerpt examples/zmq_fcfs.py -->
+        ```python
+        def parse_ids(text):
+        ```
+        """)
+    with pytest.raises(BlockFailure, match="page.md:3: .*not found verbatim in examples/zmq_fcfs"):
+        run_page(bad, PROJECT)
+
+
+# -- links ------------------------------------------------------------------------------------
+
+INTERNALS = {"engine.md", "errors.md"}  # contributors' pages: may cite the research notes
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes."""
+    import re
+
+    found = set()
+    for line in text.splitlines():
+        m = re.match(r"#{1,6}\s+(.*)", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            found.add(slug)
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(PROJECT)))
+def test_links_between_pages_resolve(page: Path) -> None:
+    import re
+
+    text = page.read_text(encoding="utf-8")
+    for target, anchor in re.findall(r"\]\(([^)#\s]*\.md)(?:#([^)\s]+))?\)", text):
+        if "://" in target:
+            continue
+        path = (page.parent / target).resolve()
+        assert path.is_file(), f"{page.name}: link to missing page {target}"
+        if anchor:
+            assert anchor in _anchors(path.read_text(encoding="utf-8")), \
+                f"{page.name}: link to missing heading {target}#{anchor}"
+
+
+def test_the_guide_points_to_no_file_users_lack() -> None:
+    for page in sorted((PROJECT / "docs").glob("*.md")):
+        if page.name not in INTERNALS:
+            text = page.read_text(encoding="utf-8")
+            assert "../shared" not in text and "research/" not in text, page.name

@@ -198,7 +198,7 @@ CASES: dict[str, Case] = {
     "P50": p('<peer id="p" speed="1Gf" bw_in="1Bps" bw_out="1Bps"/>'),
     "P51": p('<backbone id="b" bandwidth="1Bps" latency="0"/>'),
     "P52": p('<cluster id="c" prefix="a" suffix="" radical="0-3" speed="1Gf" bw="1GBps" '
-             'lat="0" topology="TORUS" topo_parameters="2,2"/>'),
+             'lat="0" topology="TORUS" topo_parameters="2,x"/>'),
     "P53": p('<cluster id="c" prefix="a" suffix="" radical="0-x" speed="1Gf" bw="1GBps" '
              'lat="0"/>'),
     "P54": rawp('<cluster id="c" prefix="n" suffix="" radical="0-99999999999" speed="1Gf" '
@@ -352,7 +352,7 @@ CASES: dict[str, Case] = {
                             '"timestamp": 0, "type": "TO_JOB_MSG", "data": {"job_id": "w0!a", '
                             '"msg": "hi"}}]}}'}),
     "D24": Case(["-p", "p.xml", "-w", "w.json", "-e", "out", "-q", "--scheduler", "fcfs"],
-                {"w.json": json.dumps(prof({"type": "send", "msg": {"a": 1}}))}),
+                {"w.json": json.dumps(prof({"type": "smpi", "trace": "ranks.txt"}))}),
 }
 
 

@@ -16,12 +16,23 @@ from typing import Any, Union
 
 
 @dataclass(slots=True, unsafe_hash=True)
+class AdditionalIOJob:
+    """EXECUTE_JOB's `additional_io_job`: an IO profile merged into the job's parallel tasks,
+    on its own allocation (batsim_py/sim/io_job.py says how)."""
+
+    profile_name: str
+    alloc: tuple[int, ...]  # sorted unique machine ids
+    profile: Mapping[str, Any] | None = None  # given: registered under profile_name first
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class ExecuteJob:
     timestamp: float
     job_id: str
     alloc: Sequence[int]  # sorted unique machine ids (a tuple, or a range when contiguous)
     mapping: tuple[int, ...] | None = None  # executor i -> index into alloc
     storage_mapping: Mapping[str, int] | None = None
+    additional_io_job: AdditionalIOJob | None = None
 
 
 @dataclass(slots=True, unsafe_hash=True)

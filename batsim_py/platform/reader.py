@@ -16,6 +16,7 @@ from functools import partial
 from batsim_py.errors import PlatformError
 from batsim_py.platform.builder import LOOPBACK_NAME, PlatformBuilder
 from batsim_py.platform.cluster import ClusterArgs, expand_cluster, parse_radicals
+from batsim_py.platform.hierarchical import Counters, expand_hierarchical
 from batsim_py.platform.model import Link, Platform
 from batsim_py.platform.units import (
     parse_bandwidth,
@@ -112,6 +113,7 @@ class _Reader:
     def __init__(self, path: str) -> None:
         self.label = path
         self.b = PlatformBuilder(path=path, label=path)
+        self.counters = Counters()  # SimGrid's statics of the hierarchical clusters
 
     # -- messages and attributes ------------------------------------------------------------
 
@@ -440,9 +442,6 @@ class _Reader:
         a = node.attrs
         topology = self.choice(node, "topology", ("FLAT", "TORUS", "FAT_TREE", "DRAGONFLY"),
                                "FLAT")
-        if topology != "FLAT":
-            raise self.error(node, f"topology {topology} is not supported yet by batsim-py "
-                                   "(use a FLAT cluster)")
         policy = self.choice(node, "sharing_policy",
                              ("SHARED", "SPLITDUPLEX", "FULLDUPLEX", "FATPIPE"), "SPLITDUPLEX")
         bb_policy = self.choice(node, "bb_sharing_policy", ("SHARED", "FATPIPE"), "SHARED")
@@ -472,6 +471,11 @@ class _Reader:
             loopback_lat=self.value(node, "loopback_lat", parse_time),
             properties=self.props(node),
         )
+        if topology != "FLAT":
+            parameters = a.get("topo_parameters", "")
+            self.build(node, lambda: expand_hierarchical(self.b, parent, args, topology,
+                                                         parameters, self.counters))
+            return
         self.build(node, lambda: expand_cluster(self.b, parent, args))
 
     # -- routes -------------------------------------------------------------------------------

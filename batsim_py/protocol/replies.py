@@ -13,6 +13,7 @@ from typing import Any
 
 from batsim_py import intervalset
 from batsim_py.decision.decisions import (
+    AdditionalIOJob,
     CallMeLater,
     ChangeJobState,
     Decision,
@@ -28,7 +29,7 @@ from batsim_py.decision.decisions import (
     SetResourceState,
     ToJobMsg,
 )
-from batsim_py.errors import NotSupportedError, ProtocolError
+from batsim_py.errors import ProtocolError
 from batsim_py.rapidjson_number import rapidjson_double
 
 _JOB_STATES = frozenset({
@@ -155,7 +156,7 @@ def _execute_job(ts: float, data: dict[str, Any]) -> ExecuteJob:
             raise _Bad(f"field '{key}' is missing")
     job_id = _string(data, "job_id")
     alloc = _interval_set(data, "alloc")
-    mapping = storage_mapping = None
+    mapping = storage_mapping = io_job = None
     for key in data:
         if key in ("job_id", "alloc"):
             continue
@@ -164,12 +165,30 @@ def _execute_job(ts: float, data: dict[str, Any]) -> ExecuteJob:
         elif key == "storage_mapping":
             storage_mapping = _storage_mapping(data["storage_mapping"])
         elif key == "additional_io_job":
-            raise NotSupportedError(
-                f"{_PREFIX}: EXECUTE_JOB of {job_id}: 'additional_io_job' is not supported")
+            io_job = _additional_io_job(data["additional_io_job"])
         else:
             raise _Bad(f"unexpected field '{key}'")
     return ExecuteJob(timestamp=ts, job_id=job_id, alloc=alloc, mapping=mapping,
-                      storage_mapping=storage_mapping)
+                      storage_mapping=storage_mapping, additional_io_job=io_job)
+
+
+def _additional_io_job(obj: Any) -> AdditionalIOJob:
+    """{"profile_name": str, "alloc": interval set, optional "profile": object} (Batsim 4.2.1
+    reads these three and ignores anything else)."""
+    if not isinstance(obj, dict):
+        raise _Bad(f"field 'additional_io_job' is not an object ({obj!r})")
+    if not isinstance(obj.get("profile_name"), str):
+        raise _Bad("field 'additional_io_job': 'profile_name' (a string) is mandatory")
+    profile = obj.get("profile")
+    if "profile" in obj and not isinstance(profile, dict):
+        raise _Bad(f"field 'additional_io_job': 'profile' is not an object ({profile!r})")
+    if "alloc" not in obj:
+        raise _Bad("field 'additional_io_job': 'alloc' (an interval set) is mandatory")
+    try:
+        alloc = _interval_set(obj, "alloc")
+    except _Bad as exc:
+        raise _Bad(f"field 'additional_io_job': {exc}") from None
+    return AdditionalIOJob(obj["profile_name"], tuple(alloc), profile)
 
 
 def _mapping(obj: Any, alloc_size: int) -> tuple[int, ...]:
@@ -330,6 +349,12 @@ def _decision_data(d: Decision) -> tuple[str, dict[str, Any]]:
             data["mapping"] = {str(i): v for i, v in enumerate(d.mapping)}
         if d.storage_mapping is not None:
             data["storage_mapping"] = dict(d.storage_mapping)
+        io = d.additional_io_job
+        if io is not None:
+            data["additional_io_job"] = {"profile_name": io.profile_name,
+                                         "alloc": intervalset.format(io.alloc)}
+            if io.profile is not None:
+                data["additional_io_job"]["profile"] = dict(io.profile)
         return "EXECUTE_JOB", data
     if isinstance(d, RejectJob):
         return "REJECT_JOB", {"job_id": d.job_id}

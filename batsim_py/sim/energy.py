@@ -102,20 +102,31 @@ class HostEnergy:
         starts; see `action_ended` for the other update points."""
         now = self.engine.now
         if self.last[h] < now:
-            p = self.saved_pstate[h]
-            speed = self.speeds[h][p]
-            if speed <= 0:
-                load = 1.0
-            else:
-                load = self.engine.cpu_load(h) / speed
-                load /= self.cores[h]
-                if load > 1:
-                    load = 1.0
-            idle, eps, full = self.watts[h][p]
-            power = eps + load * (full - eps) if load > 0 else idle
-            self.energy[h] = self.energy[h] + power * (now - self.last[h])
+            self.energy[h] = self.energy[h] + self._power(h) * (now - self.last[h])
             self.last[h] = now
         self.saved_pstate[h] = self.network.pstate[h]
+
+    def _power(self, h: int) -> float:
+        """Watts drawn by host h since its last update (its saved pstate, its current load)."""
+        p = self.saved_pstate[h]
+        speed = self.speeds[h][p]
+        if speed <= 0:
+            load = 1.0
+        else:
+            load = self.engine.cpu_load(h) / speed
+            load /= self.cores[h]
+            if load > 1:
+                load = 1.0
+        idle, eps, full = self.watts[h][p]
+        return eps + load * (full - eps) if load > 0 else idle
+
+    def consumed_now(self, h: int) -> float:
+        """Joules of host h up to now, without updating it: what user code may read (an
+        update is an update point of SimGrid's plugin, and would change later joules)."""
+        now = self.engine.now
+        if self.last[h] < now:
+            return self.energy[h] + self._power(h) * (now - self.last[h])
+        return self.energy[h]
 
     def action_ended(self, h: int) -> None:
         """An action using h's CPU changed state (ended, was cancelled): SimGrid updates only

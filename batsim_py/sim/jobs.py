@@ -17,6 +17,7 @@ import numpy as np
 
 from batsim_py.decision.events import ProgressNode
 from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
+from batsim_py.sim import io_job, job_messages
 from batsim_py.sim.engine import EXEC, GET_FROM, PUT, PUT_TO, SLEEP, SPAWN, TIMEOUT
 from batsim_py.sim.usage_trace import rank_traces
 from batsim_py.workload.model import (
@@ -29,6 +30,8 @@ from batsim_py.workload.model import (
     ParallelHomogeneousTotalProfile,
     ParallelProfile,
     Profile,
+    RecvProfile,
+    SendProfile,
     TraceProfile,
 )
 
@@ -62,7 +65,7 @@ class JobRun:
     __slots__ = (
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
-        "abandoned", "energy", "storage_mapping", "ranks",
+        "abandoned", "energy", "storage_mapping", "ranks", "io_profile", "io_alloc", "inbox",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -83,6 +86,9 @@ class JobRun:
         self.energy: Any = None  # joules of its machines at start, then consumed (with -E)
         self.storage_mapping: Mapping[str, int] | None = None
         self.ranks: dict[int, Any] = _NO_RANKS  # usage_trace rank actors still running
+        self.io_profile: Profile | None = None  # EXECUTE_JOB's additional_io_job (io_job.py)
+        self.io_alloc: tuple[int, ...] = ()
+        self.inbox: Any = None  # TO_JOB_MSG strings not read yet by a recv profile (a deque)
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
@@ -98,7 +104,7 @@ def _progress(
     frames: list[list[Any]], level: int, now: float, engine: Any, actor: Any
 ) -> ProgressNode:
     profile, info = frames[level]
-    if isinstance(profile, ComposedProfile):
+    if isinstance(profile, (ComposedProfile, SendProfile, RecvProfile)):
         if level + 1 >= len(frames):
             return ProgressNode(profile_name=profile.name, current_task_index=info)
         return ProgressNode(
@@ -133,9 +139,11 @@ def delay_race(delay: float, remaining: float) -> tuple[float, bool]:
 
 
 def execute_profile(
-    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime
+    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime,
+    io: Profile | None = None,
 ) -> Generator[tuple, Any, int]:
-    """Run one profile to its end; return its Batsim return code."""
+    """Run one profile to its end; return its Batsim return code. `io`: the IO profile merged
+    into its parallel tasks (additional_io_job, see io_job.py)."""
     frame = [profile, 0]
     run.frames.append(frame)
     if isinstance(profile, DelayProfile):
@@ -160,9 +168,11 @@ def execute_profile(
         seq = profile.seq
         index = 0
         for _ in range(profile.repeat):
-            for name in seq:
+            for i, name in enumerate(seq):
                 frame[1] = index
-                ret = yield from execute_profile(sim, run, profiles[name], profiles, wall)
+                sub = profiles[name]
+                sub_io = None if io is None else io_job.sub_io(io, i, sub, profiles, run.job.id)
+                ret = yield from execute_profile(sim, run, sub, profiles, wall, sub_io)
                 if ret != 0:
                     run.frames.pop()
                     return ret
@@ -174,7 +184,7 @@ def execute_profile(
         frame[1] = True  # in a task: its progress is read from the engine on a kill
         start = sim.engine.now
         # The task itself is built when the engine starts it (see Engine._start_task).
-        result, task = yield (EXEC, lambda: ptask_of(sim, run, profile), remaining)  # noqa: B023
+        result, task = yield (EXEC, lambda: ptask_of(sim, run, profile, io), remaining)  # noqa: B023
         if remaining >= 0:
             wall.remaining = remaining - (sim.engine.now - start)
         run.frames.pop()
@@ -190,10 +200,17 @@ def execute_profile(
         ret = yield from execute_usage_trace(sim, run, profile, wall)
         run.frames.pop()
         return ret
+    if isinstance(profile, (SendProfile, RecvProfile)):
+        frame[1] = -1  # no sub-task (yet): Batsim's current_task_index
+        ret = yield from job_messages.execute(sim, run, profile, profiles, wall, execute_profile)
+        run.frames.pop()
+        return ret
     raise NotSupportedError(
-        f"job {run.job.id}: profile '{profile.name}' of type '{profile.type}' is not yet "
+        f"job {run.job.id}: profile '{profile.name}' of type "
+        f"'{getattr(profile, 'kind', profile.type)}' is not yet "
         "supported by batsim-py (supported: delay, composed, parallel, parallel_homogeneous, "
-        "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging, usage_trace)"
+        "parallel_homogeneous_total, parallel_homogeneous_pfs, data_staging, usage_trace, "
+        "send, recv)"
     )
 
 
@@ -254,8 +271,14 @@ def rank_process(
     yield (PUT_TO, rank, sim.cost_between(host, run.host, 4.0), box)
 
 
-def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:
-    """The parallel task a profile runs on the job's executors (batsim-semantics §4.3)."""
+def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None) -> Any:
+    """The parallel task a profile runs on the job's executors (batsim-semantics §4.3), merged
+    with the IO profile `io` if the job has an additional_io_job."""
+    if io is not None and isinstance(profile, (DataStagingProfile, ParallelHomogeneousPFSProfile)):
+        raise SchedulerError(
+            f"job {run.job.id}: additional_io_job cannot be merged into profile "
+            f"'{profile.name}' of type {profile.type} (Batsim 4.2.1 cannot either: its "
+            "matrices do not match the allocation); merge the IO into the profile instead")
     alloc = run.alloc
     mapping = run.mapping if run.mapping is not None else range(len(alloc))
     machines = [alloc[i] for i in mapping]
@@ -303,6 +326,8 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile) -> Any:
                 f"job {run.job.id}: executor {i} computes on machine {m}, which is not a "
                 "compute machine"
             )
+    if io is not None:
+        machines, flops, matrix = io_job.merged_task(sim, run, machines, flops, matrix, io)
     hosts = [sim.hosts[m] for m in machines]
     return sim.engine.network.row(hosts, flops, matrix)
 
@@ -335,6 +360,8 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
         run.energy = trace.on_machines(run.alloc)
         trace.entry(run.starting_time, "s")
     sim.machine_states.job_starts(run.alloc, run.starting_time)
+    if sim.paje is not None:
+        sim.paje.job_starts(run.job.id, run.alloc, run.starting_time)
     profile = run.profile
     if type(profile) is DelayProfile:
         # The common case, as execute_profile would run it, without its generator.
@@ -345,7 +372,8 @@ def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
         ret = -1 if reached else profile.ret
     else:
         ret = yield from execute_profile(
-            sim, run, profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime)
+            sim, run, profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime),
+            run.io_profile,
         )
     sim.on_job_finished(run, ret)
     if run.state != "COMPLETED_KILLED":  # a kill reports through the killer

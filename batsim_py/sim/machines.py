@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
 
 import numpy as np
@@ -33,7 +33,7 @@ _JOBS = (array("q", [0]), array("q", [1]))
 
 class MachineStates:
     __slots__ = ("state", "last_change", "_last_change", "nb_jobs", "nb_shared", "counts",
-                 "_time", "_ends", "_starts", "_row_times", "_row_counts", "tracing")
+                 "_time", "_ends", "_starts", "_row_times", "_row_counts", "tracing", "listener")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
         # Flat C arrays: indexed one machine at a time like lists, but a block of a thousand
@@ -55,6 +55,7 @@ class MachineStates:
         self._row_times = array("d")
         self._row_counts = array("i")
         self.tracing = tracing
+        self.listener: Callable[[float], None] | None = None  # user code's machine signal
 
     def set(self, machine: int, new: int, now: float) -> None:
         old = self.state[machine]
@@ -113,6 +114,8 @@ class MachineStates:
             self._row_times.append(now)
             # counts[0:5]: sleeping, switching on, switching off, idle, computing (file order)
             self._row_counts.extend(self.counts[:5])
+        if self.listener is not None:
+            self.listener(now)
 
     def text_chunks(self, size: int) -> Iterator[str]:
         """The rows of machine_states.csv written so far (header excluded), `size` rows per

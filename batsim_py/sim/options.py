@@ -18,5 +18,6 @@ class Options:
     sched_config: str = ""
     forward_unknown_events: bool = False
     machine_state_tracing: bool = True
+    schedule_tracing: bool = True  # PREFIX_schedule.trace (Pajé), as Batsim writes it
     energy: bool = False
     version: str = "batsim-py-0.1.0"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time as wallclock
-from collections import ChainMap
+from collections import ChainMap, deque
 from collections.abc import Generator, Sequence
 from typing import Any
 
@@ -22,8 +22,10 @@ from batsim_py.decision import events as ev
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.output import jobs_csv
+from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
+from batsim_py.sim import io_job
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
 from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
@@ -130,7 +132,34 @@ class Simulation:
             len(machines), self.nb_compute, options.machine_state_tracing
         )
         self.job_records: list[jobs_csv.JobRecord] = []
+        self.paje = (PajeTrace([m.host.name for m in machines.all])
+                     if options.schedule_tracing else None)
         self.scheduling_time = 0.0
+        # User code (batsim_py.sim.simpy_env, sources, signals): absent unless a user asks.
+        self._env: Any = None
+        self.signals: Any = None  # batsim_py.sim.signals.Signals once user code listens
+        self.user_sources: dict[str, Any] = {}  # user-driven submitters, by workload/list name
+        self.stopped = False  # ended early by user code (Simulator.stop)
+        self.end_hooks: list[Any] = []  # user code called once the simulation is over
+
+    def user_signals(self) -> Any:
+        """The signal hub user code listens to (`batsim_py.sim.signals`), made on first use."""
+        if self.signals is None:
+            from batsim_py.sim.signals import Signals
+
+            signals = self.signals = Signals(self.env)
+            self.machine_states.listener = lambda now: signals.fire("machines_changed", now)
+        return self.signals
+
+    @property
+    def env(self) -> Any:
+        """The SimPy face of this simulation (`batsim_py.sim.simpy_env.KernelEnvironment`),
+        made on first use: a run that never asks for it has no SimPy code at all."""
+        if self._env is None:
+            from batsim_py.sim.simpy_env import KernelEnvironment
+
+            self._env = KernelEnvironment(self.engine)
+        return self._env
 
     # ----------------------------------------------------------------- messages
     def cost(self, host: str) -> Cost:
@@ -189,6 +218,7 @@ class Simulation:
             "SWITCHED": self.on_switched,
             "EVENTS": self.on_external_events,
             "EVENTS_BYE": self.on_event_submitter_bye,
+            "FROM_JOB_MSG": self.on_from_job_msg,
         }
         spawns = self._spawns
         get = (GET,)
@@ -205,11 +235,13 @@ class Simulation:
             if self.sched_ready and not self.end_acknowledged and not pending:
                 if self.events:
                     yield self.send_to_scheduler()
-                elif (not self.end_sent and self.nb_submitters_done == self.nb_submitters
-                      and self.everything_done()):
-                    self.events.append(ev.SimulationEnds(self.stamp()))
-                    yield self.send_to_scheduler()
-                    self.end_sent = True
+                elif not self.end_sent:
+                    if self.nb_submitters_done == self.nb_submitters and self.everything_done():
+                        self.events.append(ev.SimulationEnds(self.stamp()))
+                        yield self.send_to_scheduler()
+                        self.end_sent = True
+                    elif self.user_sources:
+                        self.close_idle_sources()
 
     def everything_done(self) -> bool:
         return (
@@ -223,9 +255,26 @@ class Simulation:
             and self.nb_switching == 0
         )
 
+    def close_idle_sources(self) -> None:
+        """Close the open user sources that do not keep the simulation going (failures, ...)
+        once nothing else does: Batsim's end condition, those sources aside."""
+        lazy = [s for s in self.user_sources.values() if s.is_open and not s.keep_alive]
+        if not lazy:
+            return
+        jobs = sum(1 for s in lazy if s.kind == "jobs")
+        if (self.nb_submitters_done + jobs == self.nb_submitters
+                and self.nb_event_submitters_done + len(lazy) - jobs == len(self.event_lists)
+                and (not self.options.dynamic_jobs or self.registration_finished)
+                and self.nb_completed == self.nb_submitted and self.nb_running == 0
+                and self.nb_waiters == 0 and self.nb_killers == 0 and self.nb_switching == 0):
+            for source in lazy:
+                source.close(auto=True)
+
     def send_to_scheduler(self) -> tuple:
         """Hand the pending events over: the request creating the request-reply actor."""
         events, self.events = self.events, []
+        if self.signals is not None:
+            self.signals.fire("scheduler_called", tuple(events))
         # Batsim forgets a job once its end was sent (or it was rejected): touching it later
         # is the scheduler's mistake (batsim-semantics §3.5).
         runs = self.runs
@@ -247,9 +296,14 @@ class Simulation:
         except BatsimPyError:
             raise
         except Exception as exc:  # a bug in an in-process scheduler: name it, keep outputs
+            import traceback
+
+            frames = traceback.extract_tb(exc.__traceback__)
+            at = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
             raise SchedulerError(
                 f"scheduler failed at t={now:f} while handling "
                 f"{', '.join(type(e).__name__ for e in events)}: {type(exc).__name__}: {exc}"
+                f"{at}"
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
@@ -326,6 +380,9 @@ class Simulation:
             runs[job.id] = JobRun(job, profile)
             events.append(ev.JobSubmitted(now, job, profile if forward else None))
         self.nb_submitted += len(msg[1])
+        if self.signals is not None:
+            for job in msg[1]:
+                self.signals.fire("job_submitted", job)
 
     def on_job_registered(self, msg: tuple) -> None:
         self.nb_submitted += 1
@@ -368,11 +425,30 @@ class Simulation:
                     states.set(m, COMPUTING if states.nb_jobs[m] else IDLE, now)
             kind = "event_machine_unavailable" if unavailable else "event_machine_available"
             self.events.append(ev.Notify(self.stamp(), kind, resources=event.resources))
+            if self.signals is not None:
+                self.signals.fire("machines_changed", now)
+
+    def on_from_job_msg(self, msg: tuple) -> None:
+        """A `send` profile's message (sim/job_messages.py), for the scheduler."""
+        _, run, data = msg
+        self.events.append(ev.FromJobMsg(self.stamp(), run.job.id, data))
+
+    def to_job_msg(self, decision: d.ToJobMsg) -> None:
+        """Kept in the job's inbox for its `recv` profiles (Batsim only needs the job to
+        exist: a message to a job that is over is kept and never read)."""
+        if decision.job_id in self.ended:
+            return
+        run = self.job_for(decision, decision.job_id)
+        if run.inbox is None:
+            run.inbox = deque()
+        run.inbox.append(decision.msg)
 
     def on_sched_ready(self, msg: tuple) -> None:
         self.sched_ready = True
         if self.end_sent:
             self.end_acknowledged = True
+            if self._env is not None:
+                self._env.close()  # user processes stop with the simulation
 
     def on_waiting_done(self, msg: tuple) -> None:
         self.events.append(ev.RequestedCall(self.stamp()))
@@ -422,6 +498,8 @@ class Simulation:
             self.registration_finished = decision.type == "registration_finished"
         elif kind is d.ChangeJobState:
             self.change_job_state(decision)
+        elif kind is d.ToJobMsg:
+            self.to_job_msg(decision)
         elif kind is d.Query or kind is d.SetResourceState:
             if self.energy_trace is None:
                 raise SchedulerError(
@@ -485,6 +563,8 @@ class Simulation:
                 if i < 0 or i >= len(alloc):
                     raise SchedulerError(f"{_execute_where(decision, now)}: mapping value {i} is "
                                          f"not in [0, {len(alloc)})")
+        if decision.additional_io_job is not None:
+            self.additional_io_job(run, decision)
         run.state = "RUNNING"
         run.alloc = alloc
         run.mapping = decision.mapping
@@ -492,6 +572,19 @@ class Simulation:
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
         self.spawn(job_process(self, run), run.job.id, run.host, run)
+        if self.signals is not None:
+            self.signals.fire("job_started", run.job)
+
+    def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
+        if decision.mapping is not None or decision.storage_mapping is not None:
+            raise SchedulerError(
+                f"{_execute_where(decision, self.engine.now)}: additional_io_job cannot come "
+                "with a mapping or a storage_mapping (Batsim accepts at most one of the three)")
+        io = decision.additional_io_job
+        assert io is not None
+        run.io_profile = io_job.resolve(io, run.job.id, run.profile,
+                                        self.profiles_of[run.job.workload], len(self.hosts))
+        run.io_alloc = io.alloc
 
     def _check_machines(self, alloc: Sequence[int], where: str) -> None:
         """Every machine of an allocation exists, may take the job and can compute now."""
@@ -708,6 +801,7 @@ class Simulation:
                     run.ranks.clear()
                     run.state = "COMPLETED_KILLED"
                     self.machine_states.job_ends(run.alloc, now)
+                    self.paje_job_ends(run, now)
                     run.end_time = now
                     self.job_energy_end(run, now)
                 # Else the cancelled task ends the executor's profile with -2.
@@ -719,10 +813,21 @@ class Simulation:
         now = self.engine.now
         run.return_code = return_code
         run.state = "COMPLETED_SUCCESSFULLY" if return_code == 0 else final_state(return_code)
+        if self.paje is not None and return_code in (-1, -2):
+            self.paje.job_killed(run.job.id, run.alloc, now)
         self.machine_states.job_ends(run.alloc, now)
+        self.paje_job_ends(run, now)
         run.end_time = now
         if self.energy_trace is not None:
             self.job_energy_end(run, now)
+
+    def paje_job_ends(self, run: JobRun, now: float) -> None:
+        paje = self.paje
+        if paje is not None:
+            states = self.machine_states
+            unavailable = (() if not states.counts[UNAVAILABLE] else
+                           {m for m in run.alloc if states.state[m] == UNAVAILABLE})
+            paje.job_ends(run.job.id, run.alloc, now, unavailable)
 
     def job_energy_end(self, run: JobRun, now: float) -> None:
         trace = self.energy_trace
@@ -739,18 +844,42 @@ class Simulation:
                 run.energy if self.energy_trace is not None else None, run.metadata,
             )
         )
+        if self.signals is not None:
+            self.signals.fire("job_completed", self.job_records[-1])
 
     # ---------------------------------------------------------------------- run
     def run(self) -> None:
         """Simulate until SIMULATION_ENDS was acknowledged; raise the first error."""
         engine = self.engine
         self.master_cost = self.cost(self.master_host)
+        sources = self.user_sources
         for workload in self.workloads:
-            engine.spawn(submitter_process(self, workload), f"{workload.name}_submitter")
+            if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
+                sources[workload.name].start()
+            else:
+                engine.spawn(submitter_process(self, workload), f"{workload.name}_submitter")
         for events in self.event_lists:
-            engine.spawn(event_submitter_process(self, events), f"{events.name}_submitter")
+            if events.name in sources:
+                sources[events.name].start()
+            else:
+                engine.spawn(event_submitter_process(self, events), f"{events.name}_submitter")
         engine.spawn(self.server(), "server")
-        engine.run()
+        try:
+            engine.run()
+            while not self.end_acknowledged and self.user_sources:
+                # Nothing can happen any more: user sources still open are over.
+                still_open = [s for s in self.user_sources.values() if s.is_open]
+                if not still_open:
+                    break
+                for source in still_open:
+                    source.close(auto=True)
+                engine.run()
+        except Stopped:
+            self.stopped = True
+        for hook in self.end_hooks:
+            hook()
+        if self.stopped:
+            return
         if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
             raise SchedulerError(
@@ -759,6 +888,10 @@ class Simulation:
                 f"({', '.join(waiting[:5])}{'...' if len(waiting) > 5 else ''}); the scheduler "
                 "must execute or reject every job, or ask for a CALL_ME_LATER"
             )
+
+
+class Stopped(Exception):  # noqa: N818 - a request, not an error
+    """Raised through the kernel by user code ending the simulation early."""
 
 
 def _execute_where(decision: d.ExecuteJob, now: float) -> str:

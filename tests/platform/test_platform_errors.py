@@ -69,7 +69,7 @@ def error_of(xml_file, body: str, version: str = "4.1") -> str:
         ('<peer id="p" speed="1Gf" bw_in="1Bps" bw_out="1Bps"/>', 4, r"only allowed in .*Vivaldi"),
         ('<backbone id="b" bandwidth="1Bps" latency="0"/>', 4, r"only allowed in .*Cluster"),
         ('<cluster id="c" prefix="a" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="0"'
-         ' topology="TORUS" topo_parameters="2,2"/>', 4, r"TORUS is not supported yet"),
+         ' topology="TORUS" topo_parameters="2,x"/>', 4, r"dimension 'x' is not an integer"),
         ('<cluster id="c" prefix="a" suffix="" radical="0-x" speed="1Gf" bw="1GBps" lat="0"/>',
          4, r"radical: 'x' is not an integer"),
     ],

@@ -10,7 +10,7 @@ import pytest
 
 from batsim_py.decision.decisions import CallMeLater, ExecuteJob, KillJob, RejectJob, Reply
 from batsim_py.decision.events import JobKilled, Notify, ProgressNode, RequestedCall
-from batsim_py.errors import NotSupportedError, ProtocolError
+from batsim_py.errors import ProtocolError
 from batsim_py.protocol import batsim_json
 from batsim_py.protocol.codec import (
     decode_batsim_message,
@@ -195,8 +195,8 @@ def test_decode_reply_rejects_envelope(text: str) -> None:
         decode_reply(text)
 
 
-def test_additional_io_job_not_supported() -> None:
-    with pytest.raises(NotSupportedError):
+def test_additional_io_job_needs_its_fields() -> None:
+    with pytest.raises(ProtocolError, match="profile_name"):
         decode_reply(_reply(_ev("EXECUTE_JOB", {"job_id": "w0!1", "alloc": "0",
                                                 "additional_io_job": {}})))
 
