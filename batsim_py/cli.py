@@ -176,9 +176,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse already printed the usage line
         return EXIT_USAGE if exc.code else 0
-    level = logging.WARNING if args.quiet or args.verbosity == "quiet" else (
-        logging.DEBUG if args.verbosity == "debug" else logging.INFO)
+    # As Batsim 4.2.1: quiet and network-only show errors only, network-only adds every
+    # protocol message (batsim_py.network, as Batsim's `network` category), which information
+    # and debug show too (decision/message_log.py).
+    verbosity = "quiet" if args.quiet else args.verbosity
+    level = {"quiet": logging.ERROR, "network-only": logging.ERROR,
+             "debug": logging.DEBUG}.get(verbosity, logging.INFO)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("batsim_py.network").setLevel(
+        logging.INFO if verbosity == "network-only" else logging.NOTSET)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args)
@@ -358,6 +364,7 @@ def _scheduler_options(args: argparse.Namespace) -> dict[str, Any]:
 def make_decision_process(args: argparse.Namespace) -> Any:
     """The peer the engine talks to: in-process, replayed transcript or ZeroMQ."""
     from batsim_py.decision.inprocess import InProcess
+    from batsim_py.decision.message_log import with_message_log
     from batsim_py.decision.transcript import RecordingPeer, ReplayPeer
     from batsim_py.decision.zmq_peer import ZmqPeer
     from batsim_py.schedulers import get_scheduler
@@ -370,6 +377,9 @@ def make_decision_process(args: argparse.Namespace) -> Any:
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
     else:
         decision = InProcess(get_scheduler(args.scheduler, _scheduler_options(args)))
+    decision = with_message_log(decision, "quiet" if args.quiet else args.verbosity,
+                                external=args.scheduler is None
+                                or args.scheduler.startswith("replay:"))
     if args.record_transcript:
         decision = RecordingPeer(decision, args.record_transcript)
     return decision
