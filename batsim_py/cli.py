@@ -17,6 +17,7 @@ from typing import Any
 
 from batsim_py import __version__
 from batsim_py.errors import BatsimPyError, NotSupportedError, UsageError
+from batsim_py.text import OneLineFormatter, printable
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -185,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("batsim_py.network").setLevel(
         logging.INFO if verbosity == "network-only" else logging.NOTSET)
+    for handler in logging.getLogger().handlers:  # user text in log lines stays on one line
+        handler.setFormatter(OneLineFormatter("%(levelname)s %(name)s: %(message)s"))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args)
@@ -198,8 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
         logging.getLogger("batsim_py").debug("internal error", exc_info=True)
         print(
-            f"batsim-py: internal error: {type(exc).__name__}: {exc} (please report it; "
-            "rerun with -v debug for the traceback)",
+            f"batsim-py: internal error: {type(exc).__name__}: {printable(str(exc))} (please "
+            "report it; rerun with -v debug for the traceback)",
             file=sys.stderr,
         )
         return EXIT_ERROR

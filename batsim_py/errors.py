@@ -4,9 +4,18 @@ The CLI prints these messages on one line without a traceback and exits non-zero
 else escaping is a bug in batsim-py.
 """
 
+from batsim_py.text import printable
+
 
 class BatsimPyError(Exception):
-    """Base of every user-facing error."""
+    """Base of every user-facing error.
+
+    Its text is `printable`: a job id or host name holding a newline or an escape sequence
+    cannot split the one-line message nor drive the user's terminal.
+    """
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 class PlatformError(BatsimPyError):

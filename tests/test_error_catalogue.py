@@ -216,6 +216,22 @@ CASES: dict[str, Case] = {
     "P63": p(f'{MASTER}<host id="h" speed="1Gf,2Gf">'
              '<prop id="wattage_per_state" value="10:20, 10:20"/>'
              '<prop id="sleep_pstates" value="1:5:0"/></host>', "-E"),
+    "P64": p('<host id="h" speed="1e-320f"/>'),
+    "P65": p('<host id="h" speed="inf"/>'),
+    "P66": p('<link id="l" bandwidth="0Bps"/>'),
+    "P67": p('<link id="l" bandwidth="1e308GBps"/>'),
+    "P68": p('<link id="l" bandwidth="1GBps" latency="infs"/>'),
+    "P69": p(f'{MASTER}<host id="h" speed="1Gf"><prop id="wattage_per_state" value="-5:10"/>'
+             '</host>', "-E"),
+    "P70": p(f'{MASTER}<host id="h" speed="1Gf,1f,0f">'
+             '<prop id="wattage_per_state" value="1:2, 1:1, 1:1"/>'
+             '<prop id="sleep_pstates" value="1:2:2"/></host>', "-E"),
+    "P71": p(f'{MASTER}<host id="h" speed="1Gf,1f,1f">'
+             '<prop id="wattage_per_state" value="1:2, 1:1, 1:1"/>'
+             '<prop id="sleep_pstates" value="1:0:2"/></host>', "-E"),
+    "P72": p(f'{MASTER}<host id="h" speed="1Gf,1f,1f">'
+             '<prop id="wattage_per_state" value="1:2, 1:1, 1:1"/>'
+             '<prop id="sleep_pstates" value="1:2:2, 1:2:2"/></host>', "-E"),
     # -- workload ----------------------------------------------------------------------------
     "W01": Case([*RUN, "--scheduler", "fcfs", "-w", "missing.json"]),
     "W02": w('{"nb_res": 4,'),
@@ -259,6 +275,7 @@ CASES: dict[str, Case] = {
     "W40": w(prof({"type": "parallel_homogeneous_pfs"})),
     "W41": w(prof({"type": "usage_trace", "trace": ""})),
     "W42": w(prof({"type": "send", "msg": "hello"})),
+    "W43": w('{"nb_res": 4, "profiles": {}, "jobs": [{"id": "\\ud800"}]}'),
     # -- external events ---------------------------------------------------------------------
     "E01": Case([*RUN, "--scheduler", "fcfs", "--events", "missing.txt"]),
     "E02": ev("{nope"),

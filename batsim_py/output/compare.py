@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import glob
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -134,7 +135,8 @@ def _read(path: str) -> _Table:
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not a UTF-8 text file") from None
     lines = text.splitlines()
-    rows = list(csv.reader(lines))
+    # From the text itself, not its lines: a quoted field may hold a line break (csv_text).
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     raw = lines[1:] if len(rows) == len(lines) else None
     if not rows:
         return _Table([], [], raw)

@@ -9,8 +9,9 @@ jobs at once when the file is written: numpy's long double is slow one scalar at
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from typing import TextIO
 
@@ -112,6 +113,27 @@ def _fields(r: JobRecord, printed: tuple) -> tuple:
     )
 
 
+_NEEDS_QUOTES = re.compile('[,"\r\n]')
+
+
+def csv_text(text: str) -> str:
+    """A text column as the CSV standard (RFC 4180) writes it: as is, or between double quotes
+    (inner ones doubled) when it holds a comma, a double quote or a line break. Batsim writes
+    ids raw, which corrupts its file; ordinary ids are written identically either way."""
+    if _NEEDS_QUOTES.search(text) is None:
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _quoted(r: JobRecord) -> JobRecord:
+    """`r` with its job's text columns quoted (a copy: the job itself is left alone)."""
+    job = r.job
+    named = replace(job, name=csv_text(job.name), workload=csv_text(job.workload),
+                    profile=csv_text(job.profile))
+    return JobRecord(named, r.final_state, r.starting_time, r.end_time, r.alloc,
+                     r.consumed_energy, r.metadata)
+
+
 def _row(r: JobRecord, printed: tuple | None) -> str:
     """One row, newline included (`printed` is None for a rejected job)."""
     if printed is None:
@@ -134,6 +156,9 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     j = 0  # next row of the columns (rejected jobs have none)
     for lo in range(0, len(records), CHUNK):
         chunk = records[lo:lo + CHUNK]
+        if _NEEDS_QUOTES.search("".join(
+                chain.from_iterable((r.job.name, r.job.workload, r.job.profile) for r in chunk))):
+            chunk = [_quoted(r) for r in chunk]  # rare: one C-level scan decides
         n = sum(1 for r in chunk if r.final_state != "REJECTED")
         printed = zip(*(c[j:j + n].astype(float).tolist() for c in columns), strict=True)
         j += n

@@ -8,6 +8,7 @@ the reader prefixes it with the file, line and element.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from batsim_py.platform.model import Host, Link, Platform
@@ -94,6 +95,21 @@ class PlatformBuilder:
     def add_link(self, name: str, bandwidth: float, latency: float, policy: str) -> Link | None:
         """Create a link; a SPLITDUPLEX one becomes name_UP and name_DOWN (returns None)."""
         self._claim_link(name)
+        if bandwidth == math.inf:
+            raise ValueError(
+                f"link '{name}': bandwidth inf cannot be simulated: give a finite bandwidth (a "
+                "huge value times its unit, such as 1e308GBps, is infinite too)"
+            )
+        if not bandwidth > 0:
+            raise ValueError(
+                f"link '{name}': bandwidth {bandwidth:g}: no byte would ever cross this link; "
+                "give a bandwidth > 0"
+            )
+        if not 0 <= latency < math.inf:
+            raise ValueError(
+                f"link '{name}': latency {latency:g} cannot be simulated: give a finite latency "
+                "(a huge value times its unit, such as 1e308w, is infinite too)"
+            )
         if policy == "SPLITDUPLEX":
             up = Link(name + "_UP", bandwidth, latency, "SHARED")
             down = Link(name + "_DOWN", bandwidth, latency, "SHARED")
@@ -123,6 +139,11 @@ class PlatformBuilder:
         for s in speeds:
             if not s >= 0:
                 raise ValueError(f"speed {s} must be non-negative")
+            if s == math.inf:
+                raise ValueError(
+                    "speed inf cannot be simulated: give a finite speed (a huge value after "
+                    "its unit, such as 1e308Gf, is infinite too)"
+                )
         if not 0 <= pstate < len(speeds):
             raise ValueError(
                 f"pstate {pstate} does not exist (the host has {len(speeds)} pstates, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import sys
 from collections.abc import Mapping
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,11 @@ def strtod_prefix(text: str) -> tuple[float, str] | None:
         body = body.lstrip("+-")
         if "p" not in body.lower():
             body += "p0"
-        return sign * float.fromhex(body), text[m.end() :]
+        try:
+            value = float.fromhex(body)
+        except OverflowError:  # strtod gives HUGE_VAL (and ERANGE)
+            value = math.inf
+        return sign * value, text[m.end() :]
     m = _DEC.match(text)
     if m:
         return float(m.group()), text[m.end() :]
@@ -95,6 +100,21 @@ def strtod_prefix(text: str) -> tuple[float, str] | None:
     return None
 
 
+def out_of_range(number_text: str, value: float) -> bool:
+    """Whether C strtod sets ERANGE on `number_text` (which gave `value`), as SimGrid's parser
+    checks: a finite literal too large for a double, or one too small to be a normal double
+    (glibc flags subnormal and underflowed results). "inf" and "nan" literals are in range."""
+    body = number_text.strip().lstrip("+-").lower()
+    if body.startswith(("inf", "nan")):
+        return False
+    if math.isinf(value) or 0 < abs(value) < sys.float_info.min:
+        return True
+    if value == 0:  # underflowed to zero, unless every digit of the mantissa is zero
+        mantissa = body[2:].split("p")[0] if body.startswith("0x") else body.split("e")[0]
+        return any(c not in "0." for c in mantissa)
+    return False
+
+
 def parse_value(text: str, units: Mapping[str, float], default_unit: str, quantity: str) -> float:
     """Value of `text` in the base unit of `units`; the ValueError says what is wrong and why."""
     split = strtod_prefix(text)
@@ -103,6 +123,11 @@ def parse_value(text: str, units: Mapping[str, float], default_unit: str, quanti
             f"'{text}' is not a valid {quantity} (it must start with a number; {_HINTS[quantity]})"
         )
     number, rest = split
+    if out_of_range(text[: len(text) - len(rest)], number):
+        raise ValueError(
+            f"'{text}' is out of range (beyond what a double holds: SimGrid refuses it too; "
+            "use a value between 2.3e-308 and 1.7e308 in magnitude, or 0)"
+        )
     if rest == "":
         if number != 0:
             log.warning("unit-less %s '%s' is deprecated, read in %s", quantity, text, default_unit)

@@ -78,15 +78,22 @@ def _resource_json(r: Resource) -> dict[str, Any]:
 
 
 def _progress_json(node: ProgressNode) -> dict[str, Any]:
-    obj: dict[str, Any] = {"profile_name": node.profile_name}
-    if node.progress is not None:
-        obj["progress"] = float(node.progress)
-    else:
-        obj["current_task_index"] = int(node.current_task_index if node.current_task_index
-                                        is not None else -1)
-        if node.current_task is not None:
-            obj["current_task"] = _progress_json(node.current_task)
-    return obj
+    """The progress tree as JSON objects, built with a loop (composed profiles may nest
+    thousands deep)."""
+    root: dict[str, Any] = {}
+    obj = root
+    current: ProgressNode | None = node
+    while current is not None:
+        obj["profile_name"] = current.profile_name
+        if current.progress is not None:
+            obj["progress"] = float(current.progress)
+            break
+        obj["current_task_index"] = int(current.current_task_index
+                                        if current.current_task_index is not None else -1)
+        current = current.current_task
+        if current is not None:
+            obj["current_task"] = obj = {}
+    return root
 
 
 def _event_data(event: Event) -> tuple[str, Any]:

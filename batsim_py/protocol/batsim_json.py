@@ -44,13 +44,19 @@ def number(value: float) -> str:
 def dumps(value: Any) -> str:
     """Serialise a JSON-like value (dicts keep their order) in Batsim's format."""
     parts: list[str] = []
-    _write(value, parts.append)
+    _write(value, parts.append, 0)
     return "".join(parts)
 
 
-def _write(value: Any, out: Any) -> None:
+_DEEP = 100  # nesting level from which the writer switches to its explicit stack
+
+
+def _write(value: Any, out: Any, depth: int) -> None:
+    """Recursive (the fast path); below `_DEEP` levels it hands over to `_write_deep`."""
+    if depth > _DEEP:
+        _write_deep(value, out)
     # bool before int: bool is an int subclass in Python.
-    if value is True:
+    elif value is True:
         out("true")
     elif value is False:
         out("false")
@@ -71,14 +77,63 @@ def _write(value: Any, out: Any) -> None:
             first = False
             out(string(str(key)))
             out(":")
-            _write(item, out)
+            _write(item, out, depth + 1)
         out("}")
     elif isinstance(value, Sequence):
         out("[")
         for i, item in enumerate(value):
             if i:
                 out(",")
-            _write(item, out)
+            _write(item, out, depth + 1)
         out("]")
     else:
         raise TypeError(f"cannot write {type(value).__name__} as Batsim JSON")
+
+
+class _Token(str):
+    """Literal text already in JSON form (punctuation, keys), told apart from string values."""
+
+
+_OPEN_OBJ, _CLOSE_OBJ, _OPEN_ARR, _CLOSE_ARR, _COMMA = (
+    _Token("{"), _Token("}"), _Token("["), _Token("]"), _Token(","))
+
+
+def _write_deep(value: Any, out: Any) -> None:
+    """Write `value` with an explicit stack, not by recursion: a job's progress tree nests as
+    deep as its composed profiles, thousands of levels."""
+    stack: list[Any] = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        value = pop()
+        if type(value) is _Token:
+            out(value)
+        # bool before int: bool is an int subclass in Python.
+        elif value is True:
+            out("true")
+        elif value is False:
+            out("false")
+        elif value is None:
+            out("null")
+        elif isinstance(value, str):
+            out(string(value))
+        elif isinstance(value, int):
+            out(str(value))
+        elif isinstance(value, float):
+            out(number(value))
+        elif isinstance(value, Mapping):
+            push(_CLOSE_OBJ)
+            items = list(value.items())
+            for i in range(len(items) - 1, -1, -1):
+                key, item = items[i]
+                push(item)
+                push(_Token(("," if i else "") + string(str(key)) + ":"))
+            out("{")
+        elif isinstance(value, Sequence):
+            push(_CLOSE_ARR)
+            for i in range(len(value) - 1, -1, -1):
+                push(value[i])
+                if i:
+                    push(_COMMA)
+            out("[")
+        else:
+            raise TypeError(f"cannot write {type(value).__name__} as Batsim JSON")

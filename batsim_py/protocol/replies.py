@@ -31,6 +31,7 @@ from batsim_py.decision.decisions import (
 )
 from batsim_py.errors import ProtocolError
 from batsim_py.rapidjson_number import rapidjson_double
+from batsim_py.text import lone_surrogate
 
 _JOB_STATES = frozenset({
     "NOT_SUBMITTED", "RUNNING", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED",
@@ -59,6 +60,12 @@ def decode_reply(text: str | bytes) -> Reply:
         raise ProtocolError(f"{_PREFIX}: not valid JSON: {exc}") from None
     except RecursionError:
         raise ProtocolError(f"{_PREFIX}: not valid JSON: nesting too deep") from None
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8", errors="replace")
+    escape = lone_surrogate(text, msg)
+    if escape is not None:
+        raise ProtocolError(f"{_PREFIX}: not valid JSON: the escape {escape} is half of a UTF-16 "
+                            "surrogate pair, not a character")
     if not isinstance(msg, dict):
         raise ProtocolError(f"{_PREFIX}: not a JSON object")
     if "now" not in msg:

@@ -1,15 +1,17 @@
 """`easy`: the decisions of pybatsim 3.2.1's `easyBackfill` scheduler, made in-process.
 
 Behaviour reproduced (not its code): jobs larger than the compute platform are rejected at
-submission; otherwise every submission and completion triggers a pass: start queued jobs in
-order while the queue head fits a free range (first range in list order large enough), then,
-if more than one job still waits, reserve the head at the earliest time a range large enough
-frees up (releasing running jobs by estimated end = start + walltime) and backfill, in queue
-order, every job that fits a free range both in size and in walltime before that reservation.
-A backfilling pass also leaves the free ranges holding the reservation's ends carving from
-their low end. Machine ranges come from `freespace.FreeList`. All decisions carry the request's
-`now`; the reply's `now` is the request's (pybatsim's low-level API consumes no time here). The
-number of machines managed is `nb_resources` (compute + storage), as in pybatsim.
+submission, and so are jobs asking for no machine at all (`res` 0: Batsim loads them but refuses an
+EXECUTE_JOB with an empty allocation, so rejecting is the only valid decision); otherwise every
+submission and completion triggers a pass: start queued jobs in order while the queue head fits a
+free range (first range in list order large enough), then, if more than one job still waits,
+reserve the head at the earliest time a range large enough frees up (releasing running jobs by
+estimated end = start + walltime) and backfill, in queue order, every job that fits a free range
+both in size and in walltime before that reservation. A backfilling pass also leaves the free
+ranges holding the reservation's ends carving from their low end. Machine ranges come from
+`freespace.FreeList`. All decisions carry the request's `now`; the reply's `now` is the request's
+(pybatsim's low-level API consumes no time here). The number of machines managed is `nb_resources`
+(compute + storage), as in pybatsim.
 
 Speed (a pass runs after every event, with a long queue of jobs that mostly cannot start):
 - queued jobs that are too large for every free range are skipped by a C-level scan
@@ -149,7 +151,7 @@ class EasyBackfill(DecisionProcess):
 
     def _on_submitted(self, event: JobSubmitted, now: float, out: list[Decision]) -> None:
         job = event.job
-        if job.res > self._nb_compute:
+        if job.res > self._nb_compute or job.res <= 0:
             out.append(RejectJob(timestamp=now, job_id=job.id))
             return
         record = _Job(job.id, job.res, job.description.get("walltime", -1))

@@ -3,8 +3,10 @@
 
 A pass walks the open jobs in submission order: a job whose dependencies are unmet is skipped;
 a job that fits gets the lowest run of consecutive free machine ids long enough for it; a job
-larger than the whole platform is rejected when the walk reaches it; the first other job that
-does not fit ends the pass (strict FCFS). Walltimes play no role for a present-time allocation.
+larger than the whole platform, or asking for no machine (`res` 0: Batsim loads it but refuses an
+EXECUTE_JOB with an empty allocation), is rejected when the walk reaches it; the first other
+job that does not fit ends the pass (strict FCFS). Walltimes play no role for a present-time
+allocation.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class Fcfs(SchedLayerScheduler):
                 self._busy.update(alloc)
                 self.emit(ExecuteJob(timestamp=self.time, job_id=job.id,
                                      alloc=tuple(sorted(alloc))))
-            elif job.req > len(self.machines):
+            elif job.req > len(self.machines) or job.req <= 0:
                 job.state = "rejected"
                 self.emit(RejectJob(timestamp=self.time, job_id=job.id))
             else:

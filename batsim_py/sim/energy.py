@@ -14,6 +14,7 @@ Epsilon_p); a pstate of speed <= 0 counts as fully loaded.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -23,12 +24,17 @@ from batsim_py.errors import PlatformError
 LD = np.longdouble
 
 
-def parse_wattage(host: str, text: str, nb_pstates: int) -> list[tuple[float, float, float]]:
-    """`wattage_per_state`: one `Idle:Epsilon:AllCores` or `Idle:AllCores` per pstate."""
+def parse_wattage(host: str, text: str, nb_pstates: int,
+                  label: str = "") -> list[tuple[float, float, float]]:
+    """`wattage_per_state`: one `Idle:Epsilon:AllCores` or `Idle:AllCores` per pstate.
+
+    SimGrid takes any number strtod reads; powers that are not finite or negative would give
+    nan, infinite or negative joules, so they are refused here, before the run."""
+    where = f"{label}: host {host}" if label else f"host {host}"
     entries = [e.strip() for e in text.split(",")]
     if len(entries) != nb_pstates:
         raise PlatformError(
-            f"host {host}: wattage_per_state has {len(entries)} entries for {nb_pstates} pstates "
+            f"{where}: wattage_per_state has {len(entries)} entries for {nb_pstates} pstates "
             "(give one Idle:Epsilon:AllCores or Idle:AllCores per pstate)"
         )
     out = []
@@ -41,15 +47,23 @@ def parse_wattage(host: str, text: str, nb_pstates: int) -> list[tuple[float, fl
             values = [values[0], values[0], values[1]]
         if len(values) != 3:
             raise PlatformError(
-                f"host {host}: wattage_per_state entry '{entry}' is not Idle:Epsilon:AllCores "
+                f"{where}: wattage_per_state entry '{entry}' is not Idle:Epsilon:AllCores "
                 "or Idle:AllCores (watts)"
             )
+        for v in values:
+            if not 0 <= v < math.inf:
+                raise PlatformError(
+                    f"{where}: wattage_per_state entry '{entry}': {v:g} W cannot be simulated "
+                    "(powers must be finite and >= 0)"
+                )
         out.append((values[0], values[1], values[2]))
     return out
 
 
-def parse_sleep_pstates(host: str, text: str, nb_pstates: int) -> dict[int, tuple[int, int]]:
+def parse_sleep_pstates(host: str, text: str, nb_pstates: int,
+                        label: str = "") -> dict[int, tuple[int, int]]:
     """`sleep_pstates`: triplets `sleep:switch_off:switch_on` -> {sleep: (off, on)}."""
+    where = f"{label}: host {host}" if label else f"host {host}"
     result: dict[int, tuple[int, int]] = {}
     for triplet in (t.strip() for t in text.split(",")):
         if not triplet:
@@ -58,14 +72,19 @@ def parse_sleep_pstates(host: str, text: str, nb_pstates: int) -> dict[int, tupl
             sleep, off, on = (int(v) for v in triplet.split(":"))
         except ValueError:
             raise PlatformError(
-                f"host {host}: sleep_pstates entry '{triplet}' is not sleep:switch_off:switch_on"
+                f"{where}: sleep_pstates entry '{triplet}' is not sleep:switch_off:switch_on"
             ) from None
         for p in (sleep, off, on):
             if not 0 <= p < nb_pstates:
                 raise PlatformError(
-                    f"host {host}: sleep_pstates refers to pstate {p}, which does not exist "
+                    f"{where}: sleep_pstates refers to pstate {p}, which does not exist "
                     f"(pstates 0-{nb_pstates - 1})"
                 )
+        if sleep in result:
+            raise PlatformError(
+                f"{where}: sleep_pstates defines sleep pstate {sleep} twice (as Batsim, "
+                "batsim-py wants one triplet per sleep pstate: remove one)"
+            )
         result[sleep] = (off, on)
     return result
 
@@ -84,7 +103,8 @@ class HostEnergy:
             if text is None:
                 self.watts[i] = [(0.0, 0.0, 0.0)] * len(h.speeds)  # SimGrid: 0 W, warned
             else:
-                self.watts[i] = parse_wattage(h.name, text, len(h.speeds))
+                self.watts[i] = parse_wattage(h.name, text, len(h.speeds),
+                                              network.platform.path)
         self.speeds = [list(network.platform.hosts[name].speeds) for name in network.host_names]
         self.cores = [network.platform.hosts[name].cores for name in network.host_names]
         self.energy = [0.0] * n

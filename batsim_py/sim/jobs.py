@@ -103,15 +103,23 @@ class JobRun:
 def _progress(
     frames: list[list[Any]], level: int, now: float, engine: Any, actor: Any
 ) -> ProgressNode:
-    profile, info = frames[level]
-    if isinstance(profile, (ComposedProfile, SendProfile, RecvProfile)):
-        if level + 1 >= len(frames):
-            return ProgressNode(profile_name=profile.name, current_task_index=info)
-        return ProgressNode(
-            profile_name=profile.name,
-            current_task_index=info,
-            current_task=_progress(frames, level + 1, now, engine, actor),
-        )
+    """The progress tree of `frames[level:]`, built from the innermost level outwards (a loop,
+    not a recursion: composed profiles may nest thousands deep)."""
+    inner: ProgressNode | None = None
+    for profile, info in reversed(frames[level:]):
+        if isinstance(profile, (ComposedProfile, SendProfile, RecvProfile)):
+            if inner is None:
+                inner = ProgressNode(profile_name=profile.name, current_task_index=info)
+            else:
+                inner = ProgressNode(profile_name=profile.name, current_task_index=info,
+                                     current_task=inner)
+        else:
+            inner = _leaf_progress(profile, info, now, engine, actor)
+    assert inner is not None
+    return inner
+
+
+def _leaf_progress(profile: Any, info: Any, now: float, engine: Any, actor: Any) -> ProgressNode:
     if isinstance(profile, DelayProfile):
         return ProgressNode(profile_name=profile.name, progress=(now - info) / profile.delay)
     if isinstance(profile, PTASK_PROFILES) and info:
@@ -143,7 +151,67 @@ def execute_profile(
     io: Profile | None = None,
 ) -> Generator[tuple, Any, int]:
     """Run one profile to its end; return its Batsim return code. `io`: the IO profile merged
-    into its parallel tasks (additional_io_job, see io_job.py)."""
+    into its parallel tasks (additional_io_job, see io_job.py).
+
+    Composed profiles are walked with an explicit stack, not by recursion: a chain of thousands
+    of nested composed profiles must not exhaust Python's stack, and a profile that contains
+    itself is found the moment it is entered (a set of the composed profiles being run)."""
+    if not isinstance(profile, ComposedProfile):
+        return (yield from _execute_leaf(sim, run, profile, profiles, wall, io))
+    levels: list[list[Any]] = []  # per composed level: [profile, index of its task, its io]
+    active: set[int] = set()  # id() of the composed profiles on the stack
+    child: Profile = profile
+    child_io = io
+    while True:
+        if isinstance(child, ComposedProfile):
+            if id(child) in active:
+                raise WorkloadError(_cycle_message(run, child))
+            active.add(id(child))
+            run.frames.append([child, 0])
+            levels.append([child, -1, child_io])
+            ret = 0
+        else:
+            ret = yield from _execute_leaf(sim, run, child, profiles, wall, child_io)
+        # Find the next task to run, closing the levels that are over.
+        while True:
+            level = levels[-1]
+            composed: ComposedProfile = level[0]
+            index = level[1] + 1
+            if ret == 0 and index < len(composed.seq) * composed.repeat:
+                level[1] = index
+                run.frames[-1][1] = index
+                i = index % len(composed.seq)
+                child = profiles[composed.seq[i]]
+                level_io = level[2]
+                child_io = None if level_io is None else io_job.sub_io(
+                    level_io, i, child, profiles, run.job.id)
+                break
+            if ret == 0:
+                ret = composed.ret
+            run.frames.pop()
+            levels.pop()
+            active.discard(id(composed))
+            if not levels:
+                return ret
+
+
+def _cycle_message(run: JobRun, profile: Profile) -> str:
+    names = [f[0].name for f in run.frames]
+    start = next(i for i, f in enumerate(run.frames) if f[0] is profile)
+    cycle = [*names[start:], profile.name]
+    if len(cycle) > 8:
+        cycle = [*cycle[:3], f"... {len(cycle) - 6} more ...", *cycle[-3:]]
+    return (
+        f"job {run.job.id}: composed profile '{profile.name}' contains itself "
+        f"({' -> '.join(cycle)}); break the cycle in the workload"
+    )
+
+
+def _execute_leaf(
+    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime,
+    io: Profile | None,
+) -> Generator[tuple, Any, int]:
+    """Run a profile that is not composed; return its Batsim return code."""
     frame = [profile, 0]
     run.frames.append(frame)
     if isinstance(profile, DelayProfile):
@@ -157,27 +225,6 @@ def execute_profile(
             return -1
         if remaining > 0:
             wall.remaining = remaining - seconds
-        return profile.ret
-    if isinstance(profile, ComposedProfile):
-        if any(f[0] is profile for f in run.frames[:-1]):
-            chain = " -> ".join(f[0].name for f in run.frames)
-            raise WorkloadError(
-                f"job {run.job.id}: composed profile '{profile.name}' contains itself "
-                f"({chain}); break the cycle in the workload"
-            )
-        seq = profile.seq
-        index = 0
-        for _ in range(profile.repeat):
-            for i, name in enumerate(seq):
-                frame[1] = index
-                sub = profiles[name]
-                sub_io = None if io is None else io_job.sub_io(io, i, sub, profiles, run.job.id)
-                ret = yield from execute_profile(sim, run, sub, profiles, wall, sub_io)
-                if ret != 0:
-                    run.frames.pop()
-                    return ret
-                index += 1
-        run.frames.pop()
         return profile.ret
     if isinstance(profile, PTASK_PROFILES):
         remaining = wall.remaining

@@ -23,30 +23,47 @@ COMPUTATION, SLEEP, VIRTUAL = "computation", "sleep", "virtual"
 class PStates:
     """Kinds of every machine's pstates."""
 
-    def __init__(self, machines: Sequence[Machine]) -> None:
+    def __init__(self, machines: Sequence[Machine], label: str = "") -> None:
+        """Read every machine's `sleep_pstates`; configurations that could only fail later (a
+        switch that never ends, a host starting asleep) are refused now, naming the host."""
         self.kinds: list[list[str]] = []
         self.sleep: list[dict[int, tuple[int, int]]] = []
         for m in machines:
-            n = len(m.host.speeds)
+            where = f"{label}: host {m.name}" if label else f"host {m.name}"
+            speeds = m.host.speeds
+            n = len(speeds)
             text = m.host.properties.get("sleep_pstates", "")
-            sleeps = parse_sleep_pstates(m.name, text, n) if text else {}
+            sleeps = parse_sleep_pstates(m.name, text, n, label) if text else {}
             kinds = [COMPUTATION] * n
             for off, on in sleeps.values():
                 kinds[off] = kinds[on] = VIRTUAL
-            for s in sleeps:
+            for s, (off, on) in sleeps.items():
                 if kinds[s] == VIRTUAL:
                     raise PlatformError(
-                        f"host {m.name}: pstate {s} is both a sleep and a virtual pstate in "
+                        f"{where}: pstate {s} is both a sleep and a virtual pstate in "
                         "sleep_pstates"
                     )
                 kinds[s] = SLEEP
+                for role, p in (("switch-off", off), ("switch-on", on)):
+                    if not speeds[p] > 0:
+                        raise PlatformError(
+                            f"{where}: sleep_pstates '{text}': the {role} pstate {p} of sleep "
+                            f"pstate {s} has speed {speeds[p]:g}; a switch runs 1 flop at that "
+                            "speed and would never end (give it a speed > 0)"
+                        )
+            if sleeps and kinds[m.host.pstate] != COMPUTATION:
+                raise PlatformError(
+                    f"{where}: sleep_pstates '{text}' makes pstate {m.host.pstate}, the one the "
+                    f"host starts in, a {kinds[m.host.pstate]} pstate; a host must start in a "
+                    "computation pstate (renumber the triplet or set the host's pstate "
+                    "attribute)"
+                )
             if m.role == "compute_node":
                 for p in range(n):
-                    if kinds[p] == COMPUTATION and m.host.speeds[p] <= 0:
+                    if kinds[p] == COMPUTATION and speeds[p] <= 0:
                         raise PlatformError(
-                            f"host {m.name}: computation pstate {p} has speed "
-                            f"{m.host.speeds[p]:g}; with --energy every computation pstate "
-                            "must be faster than 0"
+                            f"{where}: computation pstate {p} has speed {speeds[p]:g}; with "
+                            "--energy every computation pstate must be faster than 0"
                         )
             self.kinds.append(kinds)
             self.sleep.append(sleeps)

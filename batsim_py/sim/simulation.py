@@ -80,7 +80,7 @@ class Simulation:
         self.nb_switching = 0
         self.nb_grouped_switches = 0
         self.nb_machine_switches = 0
-        self.pstates = PStates(machines.all) if options.energy else None
+        self.pstates = PStates(machines.all, platform.path) if options.energy else None
         if options.energy:
             hosts = HostEnergy(self.engine, network, list(platform.hosts.values()))
             self.energy_trace = EnergyTrace(

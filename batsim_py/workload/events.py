@@ -15,6 +15,7 @@ from typing import Any
 from batsim_py import intervalset
 from batsim_py.errors import WorkloadError
 from batsim_py.rapidjson_number import rapidjson_double
+from batsim_py.text import lone_surrogate
 
 ORDER = {"machine_available": 0, "machine_unavailable": 1, "generic": 2}
 
@@ -61,6 +62,10 @@ def load_events(path: str, name: str, forward_unknown: bool = False) -> EventLis
             raise WorkloadError(f"{where}: not a JSON object ({exc})") from None
         except RecursionError:
             raise WorkloadError(f"{where}: not a JSON object (nesting too deep)") from None
+        escape = lone_surrogate(line, obj)
+        if escape is not None:
+            raise WorkloadError(f"{where}: the escape {escape} is half of a UTF-16 surrogate "
+                                "pair, not a character; fix or remove it")
         if not isinstance(obj, dict):
             raise WorkloadError(f"{where}: an event must be a JSON object")
         kind = obj.get("type")

@@ -15,6 +15,7 @@ from typing import Any
 
 from batsim_py.errors import WorkloadError
 from batsim_py.rapidjson_number import rapidjson_double
+from batsim_py.text import line_of, lone_surrogate
 from batsim_py.workload._fields import is_integer, show, type_name
 from batsim_py.workload.jobs import parse_job
 from batsim_py.workload.model import (
@@ -46,8 +47,9 @@ def read_json(path: str, *, source: str | None = None) -> Any:
     src = source or path
     try:
         with open(path, encoding="utf-8") as f:
-            # Floats as Batsim's RapidJSON reads them (17-digit values may differ by an ulp).
-            return json.load(f, parse_constant=_refuse_constant, parse_float=rapidjson_double)
+            text = f.read()
+        # Floats as Batsim's RapidJSON reads them (17-digit values may differ by an ulp).
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=rapidjson_double)
     except FileNotFoundError:
         raise WorkloadError(f"{src}: workload file not found (check the path)") from None
     except IsADirectoryError:
@@ -70,6 +72,13 @@ def read_json(path: str, *, source: str | None = None) -> Any:
         raise WorkloadError(f"{src}: invalid JSON: nesting too deep") from None
     except ValueError as e:  # numbers Python or RapidJSON cannot hold (1e999, 5000 digits)
         raise WorkloadError(f"{src}: invalid JSON: {e}") from None
+    escape = lone_surrogate(text, data)
+    if escape is not None:
+        raise WorkloadError(
+            f"{src}:{line_of(text, escape)}: invalid JSON: the escape {escape} is half of a "
+            "UTF-16 surrogate pair, not a character (no file could hold it); fix or remove it"
+        )
+    return data
 
 
 def absolute_path(path: str) -> str:
