@@ -17,9 +17,11 @@ _API = ("Simulator", "Results", "simulate")
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        from batsim_py import api
+        # (Dynamic: the compiled modules' type check, which follows this package's imports,
+        # need not read the whole API.)
+        import importlib
 
-        return getattr(api, name)
+        return getattr(importlib.import_module("batsim_py.api"), name)
     raise AttributeError(f"module 'batsim_py' has no attribute {name!r}")
 
 

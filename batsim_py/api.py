@@ -183,7 +183,8 @@ class Simulator:
 
     # ------------------------------------------------------------------ actions
     def event_source(self, name: str | None = None, keep_alive: bool = False) -> EventSource:
-        """A source of external events (like one `--events` file), to create before the run."""
+        """A source of external events (like one `--events` file): created before the run it
+        says hello with the files, during the run at once."""
         self._before_run("event_source()")
         sim = self.sim
         if name is None:
@@ -194,8 +195,8 @@ class Simulator:
     def job_source(self, profiles: Mapping[str, Any], name: str | None = None,
                    keep_alive: bool = True, path: str = "") -> JobSource:
         """A source of jobs (a workload of its own, named `name`, default the next `wN`),
-        with its profiles (`Profile` objects or Batsim JSON objects), to create before the
-        run."""
+        with its profiles (`Profile` objects or Batsim JSON objects); created before the run
+        it says hello with the workload files, during the run at once."""
         self._before_run("job_source()")
         sim = self.sim
         if name is None:
@@ -242,8 +243,8 @@ class Simulator:
         return self._results
 
     def _before_run(self, what: str) -> None:
-        if self._running or self._results is not None:
-            raise UserCodeError(f"{what} must be called before the simulation runs")
+        if self._results is not None or self.sim.end_sent:
+            raise UserCodeError(f"{what}: the simulation is over")
 
     def _check_name(self, name: str) -> None:
         sim = self.sim

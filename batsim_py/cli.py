@@ -120,6 +120,8 @@ SUBCOMMANDS = {
     "compare": "batsim_py.output.compare",  # compare two runs' outputs
     "generate": "batsim_py.tools.genworkload",  # seeded synthetic delay workloads
     "swf2json": "batsim_py.tools.swf2json",  # Standard Workload Format -> Batsim JSON
+    "report": "batsim_py.analysis.report",  # HTML page of metrics and plots of runs
+    "stats": "batsim_py.analysis.stats",  # metrics of runs in the terminal
 }
 
 
@@ -129,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Batsim-compatible HPC scheduling simulator. Subcommands: "
         "'batsim-py compare A B' compares two output prefixes or folders; "
         "'batsim-py generate OUT.json -n JOBS -r RES' writes a seeded delay workload; "
-        "'batsim-py swf2json TRACE.swf OUT.json' converts an SWF trace.",
+        "'batsim-py swf2json TRACE.swf OUT.json' converts an SWF trace; "
+        "'batsim-py report PREFIX [PREFIX ...]' writes an HTML page of metrics and plots; "
+        "'batsim-py stats PREFIX' prints the metrics.",
         allow_abbrev=False,
     )
     for flag in FLAGS:
@@ -309,6 +313,7 @@ def _run(args: argparse.Namespace) -> int:
         mmax=args.mmax,
         mmax_workload=args.mmax_workload,
         events=args.events,
+        progress=not (args.quiet or args.verbosity == "quiet") and sys.stderr.isatty(),
     )
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")

@@ -42,6 +42,15 @@ class NotSupportedError(BatsimPyError):
     """A feature of Batsim that batsim-py does not implement yet."""
 
 
+class SimulationError(BatsimPyError):
+    """The simulation cannot advance: a bounded loop of the kernel or of the sharing solver
+    reached its limit (never a silent spin), or the clock would leave the finite numbers."""
+
+
 class UserCodeError(BatsimPyError):
     """User code plugged into a simulation (a SimPy process, a scheduler loaded by name) is
     missing, has the wrong shape, or failed."""
+
+
+class AnalysisError(BatsimPyError):
+    """An output file to analyse is missing, malformed or inconsistent."""

@@ -35,6 +35,7 @@ class RunSpec:
     mmax_workload: bool = False
     events: Sequence[str] = ()
     write_outputs: bool = True  # False: results stay in memory (the Python API)
+    progress: bool = False  # a progress line on stderr (batsim_py.progress)
 
 
 def run_simulation(
@@ -101,7 +102,13 @@ def execute(sim: Simulation, spec: RunSpec, t0: float) -> None:
     thresholds = gc.get_threshold()
     gc.set_threshold(50_000, 50, 100)
     try:
-        sim.run()
+        if spec.progress:
+            from batsim_py.progress import ProgressDisplay
+
+            with ProgressDisplay(sim):
+                sim.run()
+        else:
+            sim.run()
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()

@@ -2,10 +2,13 @@
 
 The same policy as examples/zmq_fcfs.py (and examples/node-scheduler/scheduler.js), but it runs
 inside the simulator's process: no socket, no JSON, typed events in and typed decisions out.
-Run it:
+Run it from the command line:
 
-    python examples/inprocess_fcfs.py platforms/small4.xml workloads/delays_small.json out \
-        workloads/events_small.jsonl
+    batsim-py -p platforms/small4.xml -w workloads/delays_small.json \
+        --events workloads/events_small.jsonl \
+        --scheduler examples/inprocess_fcfs.py:AvailabilityFcfs
+
+or as a script (python examples/inprocess_fcfs.py PLATFORM WORKLOAD PREFIX [EVENTS...]).
 
 Policy: jobs start in submission order on the lowest free machines; the first job that does not
 fit waits and everything behind it waits too; a job larger than the platform is rejected.
@@ -70,13 +73,10 @@ class AvailabilityFcfs(DecisionProcess):
 
 def run(platform: str, workload: str, prefix: str, events: Sequence[str] = ()) -> None:
     """One simulation with this scheduler, outputs under `prefix` (as `batsim-py -e PREFIX`)."""
-    from batsim_py.decision.inprocess import InProcess
-    from batsim_py.run import RunSpec, run_simulation
-    from batsim_py.sim.options import Options
+    import batsim_py
 
-    spec = RunSpec(platform=platform, workloads=[workload], events=events,
-                   options=Options(export_prefix=prefix, forward_unknown_events=True))
-    run_simulation(spec, InProcess(AvailabilityFcfs()))
+    batsim_py.simulate(platform, [workload], scheduler=AvailabilityFcfs(), events=events,
+                       export=prefix, forward_unknown_events=True)
 
 
 if __name__ == "__main__":

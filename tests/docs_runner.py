@@ -11,6 +11,10 @@ tree under test. The convention (shared with every docs writer, see HELPER rules
   required: e.g. the README's install commands, which cannot run inside a test).
 - A block right after ``<!-- docs-test: excerpt PATH -->`` is not run but must appear verbatim
   in the project's file PATH (so code quoted from an example cannot drift from it).
+- A ```text block right after ``<!-- docs-test: output -->`` is the expected output of the
+  runnable block just before it (sh: stdout and stderr together; python: stdout), compared
+  line by line after trailing spaces are dropped; ``…`` in a line stands for any text, a line
+  that is only ``…`` for any number of lines.
 - The blocks of one page run in order in one fresh temporary directory in which
   ``platforms``, ``workloads`` and ``examples`` are symlinks to the project's folders, and
   ``batsim-py`` on PATH runs ``python -m batsim_py.cli`` of the tree under test.
@@ -38,6 +42,7 @@ RUN_TAGS = {"sh", "python"}
 # Tags that a writer may use by mistake for something meant to run: refused, not skipped.
 LOOKS_RUNNABLE = {"bash", "shell", "zsh", "py", "python3", "pycon", "ipython"}
 SKIP_MARK = re.compile(r"<!--\s*docs-test:\s*skip\b(?P<reason>[^>]*)-->")
+OUTPUT_MARK = re.compile(r"<!--\s*docs-test:\s*output\s*-->")
 EXCERPT_MARK = re.compile(r"<!--\s*docs-test:\s*excerpt\s+(?P<path>\S+)\s*-->")
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 LINKED_FOLDERS = ("platforms", "workloads", "examples")
@@ -55,6 +60,7 @@ class Block:
     code: str
     skip_reason: str | None  # set when the block is marked not to run
     excerpt_of: str | None = None  # project file the block is quoted from (not run)
+    is_output: bool = False  # the expected output of the previous runnable block
 
     @property
     def where(self) -> str:
@@ -72,8 +78,13 @@ def parse_blocks(text: str, page: str) -> list[Block]:
     i = 0
     pending_skip: str | None = None
     pending_excerpt: str | None = None
+    pending_output = False
     while i < len(lines):
         line = lines[i]
+        if OUTPUT_MARK.search(line):
+            pending_output = True
+            i += 1
+            continue
         excerpt = EXCERPT_MARK.search(line)
         if excerpt:
             pending_excerpt = excerpt.group("path")
@@ -90,7 +101,9 @@ def parse_blocks(text: str, page: str) -> list[Block]:
         m = FENCE.match(line)
         if not m:
             if line.strip():
-                pending_skip = pending_excerpt = None  # a mark applies to the next block only
+                # a mark applies to the next block only
+                pending_skip = pending_excerpt = None
+                pending_output = False
             i += 1
             continue
         fence = m.group("fence")
@@ -113,8 +126,13 @@ def parse_blocks(text: str, page: str) -> list[Block]:
             raise DocsFormatError(f"{page}:{start + 1}: code block is never closed")
         indent = len(m.group("indent"))
         code = "\n".join(b[indent:] if b[:indent].isspace() else b for b in body) + "\n"
-        blocks.append(Block(page, start + 1, lang, code, pending_skip, pending_excerpt))
+        if pending_output and lang in RUN_TAGS:
+            raise DocsFormatError(f"{page}:{start + 1}: an expected output must be tagged "
+                                  f"'text', not '{lang}'")
+        blocks.append(Block(page, start + 1, lang, code, pending_skip, pending_excerpt,
+                            pending_output))
         pending_skip = pending_excerpt = None
+        pending_output = False
         i += 1
     return blocks
 
@@ -168,6 +186,7 @@ class PageRunner:
     """One page's sandbox: a temp dir, the shims, and a lazily started Python worker."""
 
     def __init__(self, project: Path, timeout: float = 120.0) -> None:
+        project = project.resolve()  # the symlinks and PYTHONPATH must not depend on the cwd
         self.project = project
         self.timeout = timeout
         self.root = Path(tempfile.mkdtemp(prefix="batsim-py-docs-"))
@@ -201,7 +220,7 @@ class PageRunner:
         self._count = 0
 
     # -- sh -----------------------------------------------------------------------------
-    def _run_sh(self, block: Block) -> None:
+    def _run_sh(self, block: Block) -> str:
         # Output goes to files, not pipes, and the block's whole process group is ended
         # afterwards: a background process a block leaves behind (a scheduler started with
         # `&`) can neither hold the test up nor outlive it.
@@ -228,6 +247,7 @@ class PageRunner:
                                + _tail(out_path, 0))
         if status != 0:
             raise BlockFailure(block, f"exit status {status}\n  output:\n{_tail(out_path, 0)}")
+        return out_path.read_text(encoding="utf-8", errors="replace")
 
     # -- python -------------------------------------------------------------------------
     def _start_worker(self) -> None:
@@ -244,7 +264,7 @@ class PageRunner:
             )
         os.close(w)
 
-    def _run_python(self, block: Block) -> None:
+    def _run_python(self, block: Block) -> str:
         if self._worker is None:
             self._start_worker()
         assert self._worker is not None and self._worker.stdin is not None
@@ -274,13 +294,17 @@ class PageRunner:
         if verdict != "ok":
             out = (_tail(self.out, out0, 1500) + "\n" + _tail(self.err, err0)).strip()
             raise BlockFailure(block, f"{verdict.removeprefix('fail ')}\n  output:\n{out}")
+        text = self.out.read_bytes()[out0:].decode("utf-8", "replace")
+        return text.split("\n", 1)[1] if text.startswith("----- ") else text
 
     # -----------------------------------------------------------------------------------
-    def run(self, block: Block) -> None:
+    def run(self, block: Block) -> str:
+        """Run one block; return what it printed."""
         if block.lang == "sh":
-            self._run_sh(block)
-        elif block.lang == "python":
-            self._run_python(block)
+            return self._run_sh(block)
+        if block.lang == "python":
+            return self._run_python(block)
+        return ""
 
     def close(self, kill: bool = False) -> None:
         if self._worker is not None:
@@ -320,6 +344,36 @@ def check_excerpt(block: Block, project: Path) -> None:
         )
 
 
+def _normalised(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def output_matches(expected: str, actual: str) -> bool:
+    """Line by line, trailing spaces ignored; `…` is any text, a line `…` any lines."""
+    parts = []
+    for line in _normalised(expected):
+        if line.strip() == "…":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(".*".join(re.escape(p) for p in line.split("…")) + r"\n")
+    body = "\n".join(_normalised(actual)) + "\n"
+    return re.fullmatch("".join(parts), body) is not None
+
+
+def check_output(block: Block, previous: Block | None, actual: str) -> None:
+    if previous is None:
+        raise BlockFailure(block, "an expected output with no block run before it")
+    if not output_matches(block.code, actual):
+        shown = "\n".join("    " + ln for ln in _normalised(actual)[:40])
+        raise BlockFailure(
+            block, f"the output of {previous.where} differs from this expected output; "
+            f"the block printed:\n{shown}"
+        )
+
+
 def run_page(path: Path, project: Path, timeout: float = 120.0) -> list[Block]:
     """Run the runnable blocks of one page in order; raise BlockFailure at the first failure.
 
@@ -334,11 +388,16 @@ def run_page(path: Path, project: Path, timeout: float = 120.0) -> list[Block]:
             check_excerpt(block, project)
     ran: list[Block] = []
     runner = PageRunner(project, timeout)
+    last_output = ""
+    previous: Block | None = None
     try:
         for block in blocks:
             if block.runs:
-                runner.run(block)
+                last_output = runner.run(block)
+                previous = block
                 ran.append(block)
+            elif block.is_output:
+                check_output(block, previous, last_output)
     finally:
         runner.cleanup()
     return ran

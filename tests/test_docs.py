@@ -233,3 +233,37 @@ def test_the_guide_points_to_no_file_users_lack() -> None:
         if page.name not in INTERNALS:
             text = page.read_text(encoding="utf-8")
             assert "../shared" not in text and "research/" not in text, page.name
+
+
+def test_harness_checks_marked_outputs(tmp_path: Path) -> None:
+    page = _page(tmp_path, """\
+        ```sh
+        printf 'alpha 1\\nbeta /some/where/x.xml\\nmore\\nlines\\nend\\n'
+        ```
+        <!-- docs-test: output -->
+        ```text
+        alpha 1
+        beta /…/x.xml
+        …
+        end
+        ```
+        ```python
+        print("from python")
+        ```
+        <!-- docs-test: output -->
+        ```text
+        from python
+        ```
+        """)
+    assert len(run_page(page, PROJECT)) == 2
+    wrong = _page(tmp_path, """\
+        ```sh
+        echo 42
+        ```
+        <!-- docs-test: output -->
+        ```text
+        43
+        ```
+        """)
+    with pytest.raises(BlockFailure, match=r"page.md:5: .*output of .*page.md:1 differs"):
+        run_page(wrong, PROJECT)

@@ -157,7 +157,8 @@ def _int_like(value: Any, what: str) -> int:
 def _execute_job(ts: float, data: dict[str, Any]) -> ExecuteJob:
     if not 2 <= len(data) <= 3:
         raise _Bad(f"data must have 2 or 3 members (job_id, alloc and at most one of mapping, "
-                   f"storage_mapping, additional_io_job), got {len(data)}: {', '.join(data)}")
+                   f"storage_mapping, additional_io_job), got {len(data)}: "
+                   f"{', '.join(json.dumps(k) for k in data)}")
     for key in ("job_id", "alloc"):
         if key not in data:
             raise _Bad(f"field '{key}' is missing")

@@ -11,6 +11,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 TCP_GAMMA = 4194304.0
+INF = float("inf")
+SMALLEST = 5e-324  # the smallest positive double
+
+
+def tcp_bound(gamma: float, latency_bytes: float) -> float:
+    """SimGrid's TCP-gamma rate bound `gamma / (2 latency bytes)`; inf (none) if 0.
+
+    Where the product overflows (a latency or an amount near 1e308) SimGrid's bound becomes 0,
+    which its solver reads as "no bound": the transfer would suddenly be free. The bound here
+    stays positive instead (the smallest double at worst), so such a transfer takes longer
+    than any simulated time and the kernel reports the clock overflow.
+    """
+    if latency_bytes <= 0.0:
+        return INF
+    bound = gamma / (2.0 * latency_bytes)
+    return bound if bound > 0.0 else SMALLEST
 
 
 def lone_transfer(
@@ -18,11 +34,11 @@ def lone_transfer(
 ) -> tuple[float, float, bool]:
     """(latency, rate, free): `free` when the transfer has no resource to load."""
     if not bandwidths or nbytes <= 0:
-        rate = gamma / (2.0 * latency * nbytes) if latency > 0 and nbytes > 0 else float("inf")
+        rate = tcp_bound(gamma, latency * nbytes) if latency > 0 and nbytes > 0 else INF
         return (latency, rate, True)
     rate = min(bw / nbytes for bw in bandwidths)
     if latency > 0:
-        bound = gamma / (2.0 * latency * nbytes)
+        bound = tcp_bound(gamma, latency * nbytes)
         if bound < rate:
             rate = bound
     return (latency, rate, False)

@@ -18,7 +18,7 @@ from typing import Union
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from batsim_py.sharing.lone import TCP_GAMMA
+from batsim_py.sharing.lone import TCP_GAMMA, tcp_bound
 from batsim_py.sharing.solver import Usage
 
 #: A route: its hops in order, each (link index, link latency in s).
@@ -28,6 +28,10 @@ Routes = Union[Mapping[tuple[int, int], Route], Callable[[int, int], Route]]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
+
+
+class AmountOverflow(ValueError):
+    """A ptask's flops or bytes per link are beyond the floats (inf): it could never end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +106,19 @@ def ptask_row(
                 else:
                     weights[pos] += amount
             latency = max(latency, lat)
-            worst = max(worst, lat * amount)
+            worst = max(worst, lat * amount)  # may overflow to inf: see tcp_bound
 
+    if not (np.all(np.isfinite(f)) and all(w < np.inf for w in weights)):
+        raise AmountOverflow(
+            "its amounts overflow: the flops or the bytes summed on a link exceed "
+            f"{np.finfo(np.float64).max:.6g}")
     cpu_bound = np.inf
     used = f > 0.0
     if used.any():
         speed = np.asarray(core_speed, dtype=np.float64)[host_arr[used]]
-        cpu_bound = float(np.min(speed / f[used]))
-    net_bound = gamma / (2.0 * worst) if worst > 0.0 else np.inf
+        with np.errstate(over="ignore"):  # speed / tiny flops: no bound, as inf means
+            cpu_bound = float(np.min(speed / f[used]))
+    net_bound = tcp_bound(gamma, worst)
     work = 0.0 if not links and not used.any() else 1.0
     return PtaskRow(
         cpu_hosts=host_arr,

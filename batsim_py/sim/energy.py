@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from batsim_py.errors import PlatformError
+from batsim_py.errors import PlatformError, SimulationError
 
 LD = np.longdouble
 
@@ -122,7 +122,14 @@ class HostEnergy:
         starts; see `action_ended` for the other update points."""
         now = self.engine.now
         if self.last[h] < now:
-            self.energy[h] = self.energy[h] + self._power(h) * (now - self.last[h])
+            power = self._power(h)
+            joules = self.energy[h] + power * (now - self.last[h])
+            if not joules < math.inf:
+                raise SimulationError(
+                    f"at t={now!r} the consumed energy of host {self.network.host_names[h]} "
+                    f"overflows ({power!r} W for {now - self.last[h]!r} s after "
+                    f"{self.energy[h]!r} J): joules beyond the floats cannot be written")
+            self.energy[h] = joules
             self.last[h] = now
         self.saved_pstate[h] = self.network.pstate[h]
 

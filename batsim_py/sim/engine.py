@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from batsim_py.errors import SimulationError
 from batsim_py.sharing.ptask import assemble
 from batsim_py.sharing.solver import fair_bottleneck
 
@@ -52,6 +53,10 @@ PRECISION_TIMING = 1e-9  # SimGrid's precision/timing: countdowns below it are d
 PRECISION_WORK = 1e-14  # precision/work-amount x precision/timing: remaining work snap
 DELTAS = 1 << 16  # steps recorded before the pending sleeps are brought up to date
 WINDOW = 1e-3  # sleeps this close to the earliest one are brought up to date exactly
+INF = float("inf")
+#: Consecutive steps that neither advance the clock nor end or enable anything: every real
+#: step does one of those, so reaching this many is a kernel bug, reported, never a spin.
+MAX_IDLE_STEPS = 1000
 
 Request = tuple
 ActorGen = Generator[Request, Any, Any]
@@ -171,6 +176,7 @@ class Engine:
         self._deltas = array("d")  # the step deltas, since the last rebase
         self._k = 0  # number of steps taken
         self._seq = 0
+        self._idle = 0  # consecutive steps without progress (see MAX_IDLE_STEPS)
 
     # ------------------------------------------------------------------ actors
     def spawn(self, gen: ActorGen, name: str = "", host: str = "") -> Actor:
@@ -392,8 +398,12 @@ class Engine:
                 a.row = network.message_row(a.host, a.dst or self.master_host, a.nbytes)
             rows.append(a.row)
         usage = assemble(rows, network.n_hosts, len(network.link_names))
-        rates = fair_bottleneck(usage, network.capacity, network.fatpipe,
-                                np.array([r.bound for r in rows]))
+        try:
+            rates = fair_bottleneck(usage, network.capacity, network.fatpipe,
+                                    np.array([r.bound for r in rows]))
+        except SimulationError as exc:
+            raise SimulationError(f"at t={self.now!r}, sharing the resources of "
+                                  f"{_describe(enabled)}: {exc}") from None
         for a, x in zip(enabled, rates.tolist(), strict=True):
             a.rate = x
 
@@ -460,7 +470,18 @@ class Engine:
                 if delta < 0 or s.rem < delta:
                     delta = s.rem
         if delta < 0:
+            stuck = [a for a in actions if a.enabled and a.remains > 0.0
+                     and (a.kind == COMM or a.actor is not None)]
+            if stuck:
+                raise SimulationError(
+                    f"at t={now!r} {_describe(stuck)} can never end: the solved rate is 0 (a "
+                    "zero bandwidth or speed on its resources?) and nothing else can happen")
             return False
+        if not delta < INF or not now + delta < INF:  # nan, or the clock leaves the floats
+            raise SimulationError(
+                f"at t={now!r} the next event of {_describe(actions) or 'a sleep'} is "
+                f"{delta!r} s away: the simulated clock would not stay finite (check the "
+                "platform's speeds and bandwidths and the workload's amounts and delays)")
 
         self.now = now = now + delta
         if k == DELTAS:
@@ -480,6 +501,7 @@ class Engine:
                 s.rem = rem
                 s.upd = k + 1
                 heappush(heap, (s.end, s.seq, s))
+        enabled_now = False
         if actions:
             alive = []
             for c in actions:
@@ -492,14 +514,17 @@ class Engine:
                     else:
                         c.latency = 0.0
                     if c.latency <= 0.0:
-                        c.enabled = True
+                        c.enabled = enabled_now = True
                         self._seq += 1
                         c.enable_seq = self._seq
                         self._dirty = True
                 if was_enabled and c.remains > 0.0:
-                    c.remains -= c.rate * delta
-                    if c.remains < PRECISION_WORK:
-                        c.remains = 0.0
+                    if c.rate == INF:  # the solver's "no limit" (rounds that never end):
+                        c.remains = 0.0  # done within this step, never inf * 0 = nan
+                    else:
+                        c.remains -= c.rate * delta
+                        if c.remains < PRECISION_WORK:
+                            c.remains = 0.0
                 if c.enabled and c.remains <= 0.0:
                     done.append(c)
                     self._dirty = True
@@ -508,6 +533,14 @@ class Engine:
                 else:
                     alive.append(c)
             self._actions = alive
+        if delta > 0.0 or done or enabled_now:
+            self._idle = 0
+        else:
+            self._idle += 1
+            if self._idle > MAX_IDLE_STEPS:
+                raise SimulationError(
+                    f"at t={now!r} the kernel made {MAX_IDLE_STEPS} steps without progress "
+                    f"({_describe(actions)}): internal error, please report the inputs")
         if len(done) > 1:
             done.sort(key=_seq_of)
         to_run = self.to_run
@@ -550,15 +583,15 @@ class Engine:
         the latency, then the byte. Doing them together records the same two deltas and gives
         the same dates, without scanning the sleeps twice.
         """
-        if c.enabled or c.remains <= 0.0:
+        if c.enabled or c.remains <= 0.0 or not c.lone_rate > 0.0:
             return False
         now = self.now
         k = self._k
         d1 = c.latency
         d2 = c.remains / c.lone_rate
         heap = self._sleeps
-        if heap and heap[0][0] <= now + d1 + d2 + WINDOW:
-            return False
+        if heap and heap[0][0] <= now + d1 + d2 + WINDOW or not (now + d1) + d2 < INF:
+            return False  # (an overflowing clock is reported by _step)
         if k + 2 > DELTAS:
             k = self._rebase()
         deltas = self._deltas
@@ -583,6 +616,22 @@ class Engine:
         if activity.kind == COMM:
             return [index[activity.host], index[activity.dst] if activity.dst else master]
         return sorted(set(activity.row.cpu_hosts.tolist()))
+
+
+def _describe(actions: list[_Action]) -> str:
+    """The jobs (actor names) behind tasks and the number of messages, for error messages."""
+    names: list[str] = []
+    messages = 0
+    for a in actions:
+        if a.kind == COMM:
+            messages += 1
+        else:
+            actor = a.actor
+            names.append(f"job {actor.name}" if actor is not None and actor.name
+                         else "an abandoned task")
+    if messages:
+        names.append(f"{messages} message(s)")
+    return ", ".join(names)
 
 
 def _enable_seq_of(action: _Action) -> int:

@@ -17,6 +17,7 @@ import numpy as np
 
 from batsim_py.decision.events import ProgressNode
 from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
+from batsim_py.sharing.ptask import AmountOverflow
 from batsim_py.sim import io_job, job_messages
 from batsim_py.sim.engine import EXEC, GET_FROM, PUT, PUT_TO, SLEEP, SPAWN, TIMEOUT
 from batsim_py.sim.usage_trace import rank_traces
@@ -337,7 +338,7 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None)
         matrix = None
         if profile.nb_bytes > 0:
             matrix = np.array([[0.0, profile.nb_bytes], [0.0, 0.0]])
-        return sim.engine.network.row([sim.hosts[src], sim.hosts[dst]], [0.0, 0.0], matrix)
+        return _row(sim, run, profile, [sim.hosts[src], sim.hosts[dst]], [0.0, 0.0], matrix)
     if isinstance(profile, ParallelHomogeneousPFSProfile):
         # The executors read from / write to one storage machine, appended last.
         storage = storage_machine(sim, run, profile.storage, required=False)
@@ -347,7 +348,7 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None)
             matrix = np.zeros((n + 1, n + 1))
             matrix[:n, n] = profile.bytes_to_write
             matrix[n, :n] = profile.bytes_to_read
-        return sim.engine.network.row(hosts, np.zeros(n + 1), matrix)
+        return _row(sim, run, profile, hosts, np.zeros(n + 1), matrix)
     if isinstance(profile, ParallelProfile):
         k = len(profile.cpu)
         if n != k:
@@ -376,7 +377,14 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None)
     if io is not None:
         machines, flops, matrix = io_job.merged_task(sim, run, machines, flops, matrix, io)
     hosts = [sim.hosts[m] for m in machines]
-    return sim.engine.network.row(hosts, flops, matrix)
+    return _row(sim, run, profile, hosts, flops, matrix)
+
+
+def _row(sim: Any, run: JobRun, profile: Profile, hosts: list, flops: Any, matrix: Any) -> Any:
+    try:
+        return sim.engine.network.row(hosts, flops, matrix)
+    except AmountOverflow as exc:
+        raise WorkloadError(f"job {run.job.id}: profile '{profile.name}': {exc}") from None
 
 
 def storage_machine(sim: Any, run: JobRun, label: str, required: bool) -> int:

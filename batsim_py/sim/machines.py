@@ -136,6 +136,12 @@ class MachineStates:
         for i, name in enumerate(NAMES):
             row = self._time[i]
             blocks = np.add.accumulate(row)[-1] if len(row) else LD(0)
-            singles = math.fsum(chain(self._ends[i], (-t for t in self._starts[i])))
-            out[name] = float(blocks + LD(singles))
+            try:
+                singles = LD(math.fsum(chain(self._ends[i], (-t for t in self._starts[i]))))
+            except OverflowError:  # partial sums beyond the doubles (dates near 1e308)
+                singles = LD(0)
+                for t in chain(self._ends[i], (-t for t in self._starts[i])):
+                    singles += LD(t)
+            with np.errstate(over="ignore"):  # a total beyond the doubles is written inf
+                out[name] = float(blocks + singles)
         return out

@@ -29,7 +29,8 @@ class Network:
         self.pstate = [h.pstate for h in hosts]
         self.core_speed = np.array([h.speed for h in hosts], dtype=np.float64)
         self.cores = np.array([h.cores for h in hosts], dtype=np.float64)
-        cpu = self.cores * self.core_speed
+        with np.errstate(over="ignore"):  # cores x a speed near 1e308: inf, never saturates
+            cpu = self.cores * self.core_speed
         self.capacity = np.concatenate((cpu, [link.bandwidth for link in links]))
         self.link_fatpipe = np.array([link.policy == "FATPIPE" for link in links], dtype=bool)
         self.fatpipe = np.concatenate((np.zeros(self.n_hosts, dtype=bool), self.link_fatpipe))
@@ -60,13 +61,15 @@ class Network:
         used = row.cpu_flops > 0.0
         if not used.any():
             return float("inf")
-        return float(np.min(self.core_speed[row.cpu_hosts[used]] / row.cpu_flops[used]))
+        with np.errstate(over="ignore"):  # speed / tiny flops: inf, no bound
+            return float(np.min(self.core_speed[row.cpu_hosts[used]] / row.cpu_flops[used]))
 
     def set_speed(self, host: int, core_speed: float, rows: list[PtaskRow]) -> list[PtaskRow]:
         """A host changes pstate: new CPU capacity; `rows` re-bounded (network bounds kept)."""
         old = [self.cpu_bound(r) for r in rows]
         self.core_speed[host] = core_speed
-        self.capacity[host] = self.cores[host] * core_speed
+        with np.errstate(over="ignore"):
+            self.capacity[host] = self.cores[host] * core_speed
         out = []
         for row, old_cpu in zip(rows, old, strict=True):
             net = row.bound if row.bound < old_cpu else float("inf")

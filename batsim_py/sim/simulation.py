@@ -140,6 +140,7 @@ class Simulation:
         self.signals: Any = None  # batsim_py.sim.signals.Signals once user code listens
         self.user_sources: dict[str, Any] = {}  # user-driven submitters, by workload/list name
         self.stopped = False  # ended early by user code (Simulator.stop)
+        self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
 
     def user_signals(self) -> Any:
@@ -851,6 +852,7 @@ class Simulation:
     def run(self) -> None:
         """Simulate until SIMULATION_ENDS was acknowledged; raise the first error."""
         engine = self.engine
+        self.started = True
         self.master_cost = self.cost(self.master_host)
         sources = self.user_sources
         for workload in self.workloads:

@@ -11,7 +11,8 @@ checks it byte for byte).
 - `EventSource`: like one `--events` file (machine_unavailable, machine_available, generic).
 - `JobSource`: like one workload file (its own workload name and profiles).
 
-A source is created before the run (it says hello at the start, as files do). It ends with
+A source created before the run says hello at the start, in the order files do (what makes
+a replay of a file exact); one created during the run says hello at once. It ends with
 `close()`; if user code does not close it, a `keep_alive` source (the default for jobs) is
 closed when nothing else can happen, and a source without `keep_alive` (the default for
 events: failure models run forever) is closed as soon as everything else is over.
@@ -45,7 +46,31 @@ class _Source:
         self.auto_closed = False
         self.started = False
         self.ready: simpy.Event = self.env.event()  # succeeds when the server got the hello
+        if sim.started:
+            self._check_can_join()
         sim.user_sources[name] = self
+
+    def _check_can_join(self) -> None:
+        """A source created during the run says hello at once; refused once the scheduler
+        was told that no more of its kind will come."""
+        sim = self.sim
+        if sim.end_sent:
+            raise UserCodeError(f"source '{self.name}': the simulation is ending")
+        if self.kind == "jobs":
+            told = sim.nb_submitters_done == sim.nb_submitters
+        else:
+            told = 0 < len(sim.event_lists) == sim.nb_event_submitters_done
+        if told:
+            raise UserCodeError(
+                f"source '{self.name}': the scheduler was already told that no more "
+                f"{'jobs' if self.kind == 'jobs' else 'external events'} will come; create "
+                "the source before the run, or before the other sources close"
+            )
+
+    def _join(self) -> None:
+        """Created during the run: say hello now."""
+        if self.sim.started:
+            self.start()
 
     def start(self) -> None:
         """Say hello (called by the simulation with the file submitters, in their order)."""
@@ -99,6 +124,7 @@ class EventSource(_Source):
     def __init__(self, sim: Any, name: str, keep_alive: bool = False) -> None:
         super().__init__(sim, name, keep_alive)
         sim.event_lists.append(EventList(name, "", ()))
+        self._join()
 
     def unavailable(self, resources: Iterable[int] | str) -> simpy.Event:
         """Machines become unavailable (Batsim's `machine_unavailable`)."""
@@ -190,6 +216,7 @@ class JobSource(_Source):
         self._count = 0
         self._waiting: dict[str, simpy.Event] = {}
         sim.user_signals().listen("job_completed", self._ended)
+        self._join()
 
     def job(self, *, res: int, profile: str, walltime: float = -1.0, id: str | None = None,
             subtime: float | None = None, **extra: Any) -> Job:

@@ -294,3 +294,59 @@ def test_an_exception_in_a_process_names_it():
     assert "test_user_processes.py:" in message
     assert "t=5.000000" in message and "ZeroDivisionError" in message
     assert sim.results.jobs is not None  # results so far are there
+
+
+def test_reading_energy_disturbs_nothing(tmp_path):
+    """`sim.energy()` reads without an update point of the energy model: a process reading it
+    at every job end leaves every output byte for byte (energy files included)."""
+    energy_platform = str(ROOT / "platforms" / "energy8.xml")
+    plain = tmp_path / "plain" / "out"
+    batsim_py.Simulator(energy_platform, [MIXED], scheduler="easy", energy=True,
+                        export=str(plain)).run()
+    reader = tmp_path / "reader" / "out"
+    sim = batsim_py.Simulator(energy_platform, [MIXED], scheduler="easy", energy=True,
+                              export=str(reader))
+    readings = []
+
+    def read_energy(env, sim):
+        ended = sim.subscribe("job_completed")
+        while True:
+            yield ended.get()
+            readings.append((env.now, sim.energy()))
+
+    sim.process(read_energy)
+    sim.run()
+    assert outputs(reader) == outputs(plain)
+    assert "consumed_energy.csv" in outputs(plain)
+    assert len(readings) > 3
+    joules = [j for _, j in readings]
+    assert joules == sorted(joules) and joules[0] > 0
+
+
+def test_sources_created_during_the_run():
+    sim = batsim_py.Simulator(PLATFORM, [WORKLOAD], scheduler=SCHEDULER)
+    late = {}
+
+    def outage(env, sim):
+        yield env.timeout(30)
+        source = sim.event_source()  # during the run: says hello at once
+        yield source.ready
+        yield source.unavailable([1, 2])
+        yield env.timeout(100)
+        yield source.available([1, 2])
+        yield source.close()
+
+    def too_late(env, sim):
+        yield sim.signal("scheduler_called")
+        while sim.sim.nb_submitters_done < sim.sim.nb_submitters:
+            yield sim.signal("scheduler_called")
+        try:
+            sim.job_source({"p": {"type": "delay", "delay": 1}})
+        except batsim_py.api.UserCodeError as exc:
+            late["error"] = str(exc)
+
+    sim.process(outage)
+    sim.process(too_late)
+    results = sim.run()
+    assert results.schedule.time_unavailable[0] == pytest.approx(200, rel=1e-3)
+    assert "already told that no more jobs will come" in late["error"]

@@ -1,0 +1,66 @@
+"""Issue 21's family (crowded mapped ptasks, one transfer, master messages on the loopback):
+the kernel's stepping equals the reference stepping, which equals real SimGrid wherever
+SimGrid's rounds end, and predicts exactly the cases where SimGrid spins."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from family_cases import engine_dates, family_case, rows_of
+from oracle_cases import simgrid_dates
+from simgrid_oracle_support import simgrid_available
+
+from batsim_py.sharing.solver import SolveInfo
+from batsim_py.sharing.stepping import completion_dates
+
+N_CASES = int(os.environ.get("BATSIM_PY_FAMILY_CASES", "60"))
+
+
+def _reference(seed: int) -> tuple[dict, np.ndarray, bool]:
+    case = family_case(seed)
+    rows, cap, fat, n_hosts = rows_of(case)
+    infos: list[SolveInfo] = []
+    dates = completion_dates(rows, [t["start"] for t in case["ptasks"]], cap, fat, n_hosts,
+                             infos)
+    return case, dates, all(info.converged for info in infos)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_kernel_steps_the_family_like_the_reference(seed: int) -> None:
+    """Before issue 21's fix the kernel spun forever on the cases SimGrid never finishes (an
+    unbounded rate times a zero step gave a nan remaining amount)."""
+    case, reference, _ = _reference(seed)
+    ours = engine_dates(case)
+    assert np.all(np.isfinite(ours))
+    np.testing.assert_array_equal(ours, reference)
+
+
+def test_the_family_holds_both_kinds_of_cases() -> None:
+    converged = [_reference(seed)[2] for seed in range(30)]
+    assert any(converged) and not all(converged)
+
+
+def _compare(seed: int) -> tuple[int, bool, np.ndarray, np.ndarray | None]:
+    case, ours, converged = _reference(seed)
+    return seed, converged, ours, simgrid_dates(case, timeout=120.0 if converged else 5.0)
+
+
+@pytest.mark.slow
+def test_the_family_matches_simgrid_where_it_ends() -> None:
+    if not simgrid_available():
+        pytest.skip("Debian python3-simgrid is not installed (apt-get install python3-simgrid)")
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(_compare, range(N_CASES)))
+    wrong = []
+    for seed, converged, ours, theirs in results:
+        if converged != (theirs is not None):
+            wrong.append((seed, "converged" if converged else "spins", theirs))
+        elif theirs is not None:
+            rel = float(np.max(np.abs(ours - theirs) / np.abs(theirs)))
+            if rel > 1e-9:
+                wrong.append((seed, rel))
+    assert not wrong
+    assert sum(theirs is None for *_, theirs in results) >= 5  # the spinning kind is covered
