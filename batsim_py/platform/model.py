@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,13 @@ class Platform:
     resolve_route: Callable[[str, str], Route] = field(repr=False)
     _routes: dict[tuple[str, str], Route] = field(default_factory=dict, repr=False)
     config: Mapping[str, str] = field(default_factory=dict)  # the file's <config> items
+    traces: tuple[Any, ...] = ()  # traces.Attachment: profiles applied during the run
+
+    def set_link_latency(self, name: str, latency: float) -> None:
+        """A latency profile changed a link's latency: routes resolved from now on see it
+        (SimGrid computes a route's latency when an activity starts)."""
+        object.__setattr__(self.links[name], "latency", latency)  # (Link is frozen otherwise)
+        self._routes.clear()
 
     def route(self, src: str, dst: str) -> Route:
         """Route from host `src` to host `dst` (self routes included), cached."""

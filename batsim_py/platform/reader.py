@@ -18,6 +18,7 @@ from batsim_py.platform.builder import LOOPBACK_NAME, PlatformBuilder
 from batsim_py.platform.cluster import ClusterArgs, expand_cluster, parse_radicals
 from batsim_py.platform.hierarchical import Counters, expand_hierarchical
 from batsim_py.platform.model import Link, Platform
+from batsim_py.platform.traces import Attachment, Profile, parse_profile, read_profile_file
 from batsim_py.platform.units import (
     parse_bandwidth,
     parse_int_prefix,
@@ -86,9 +87,13 @@ _REMOVED = {
     "storage": "storages were removed in SimGrid 3.27: use <disk> in a <host>",
     "mount": "storages were removed in SimGrid 3.27: use <disk> in a <host>",
 }
+_spec("trace", "id periodicity file", "id periodicity")
+_spec("trace_connect", "kind trace element", "trace element")
+STATE_PROFILES = ("state profiles (on/off) are not supported by batsim-py: Batsim 4.2.1 does not "
+                  "handle the failures they cause (SimGrid kills the actors of a host turned off, "
+                  "so its jobs never end); make machines unavailable with external events "
+                  "(--events, machine_unavailable) instead")
 _UNSUPPORTED = {
-    "trace": "profiles (<trace>) are not supported yet by batsim-py: remove the element",
-    "trace_connect": "profiles (<trace_connect>) are not supported yet by batsim-py: remove it",
     "actor": "deployment (<actor>) does not belong in a Batsim platform: remove it",
     "process": "deployment (<process>) does not belong in a Batsim platform: remove it",
 }
@@ -114,6 +119,9 @@ class _Reader:
         self.label = path
         self.b = PlatformBuilder(path=path, label=path)
         self.counters = Counters()  # SimGrid's statics of the hierarchical clusters
+        self.profiles: dict[str, Profile] = {}  # <trace>s by id
+        self.attachments: list[tuple[Node, Attachment]] = []
+        self.connected: set[tuple[str, str]] = set()
 
     # -- messages and attributes ------------------------------------------------------------
 
@@ -169,11 +177,77 @@ class _Reader:
         x, y, z = (v[0] for v in values if v is not None)
         return (x, y, z)
 
-    def not_supported_files(self, node: Node, *attrs: str) -> None:
-        for attr in attrs:
+    def profile_files(self, node: Node, kinds: dict[str, str]) -> None:
+        """`speed_file`, `bandwidth_file`, `latency_file` attach a profile read from a file;
+        `state_file` is refused (STATE_PROFILES)."""
+        if node.attrs.get("state_file", ""):
+            raise self.error(node, f"state_file: {STATE_PROFILES}")
+        if node.attrs.get("availability_file", ""):
+            log.warning("%s:%d: availability_file is deprecated: use speed_file", self.label,
+                        node.line)
+        chosen: dict[str, tuple[str, str]] = {}  # kind -> (attribute, path); later ones win
+        for attr, kind in kinds.items():
             if node.attrs.get(attr, ""):
-                raise self.error(node, f"{attr} (profiles) is not supported yet by batsim-py: "
-                                       "remove the attribute")
+                chosen[kind] = (attr, node.attrs[attr])
+        for kind, (attr, path) in chosen.items():
+            try:
+                profile = read_profile_file(path, self.label)
+            except ValueError as exc:
+                raise self.error(node, f"{attr}: {exc}") from None
+            self.attachments.append((node, Attachment(kind, node.attrs["id"], profile)))
+
+    def trace(self, node: Node) -> None:
+        self.check_attrs(node)
+        name = node.attrs["id"]
+        if name in self.profiles:
+            raise self.error(node, f"trace '{name}' is declared twice")
+        text = node.attrs["periodicity"]
+        split = strtod_prefix(text)
+        if split is None or split[1].strip() or not math.isfinite(split[0]):
+            raise self.error(node, f"periodicity '{text}' is not a number (seconds; <= 0: the "
+                                   "profile does not loop)")
+        periodicity = split[0]
+        try:
+            if node.attrs.get("file", ""):
+                profile = read_profile_file(node.attrs["file"], self.label)
+            elif node.text.strip():
+                profile = parse_profile(name, node.text, periodicity)
+            else:
+                raise ValueError("a <trace> needs a file attribute or its events as text")
+        except ValueError as exc:
+            raise self.error(node, str(exc)) from None
+        self.profiles[name] = profile
+
+    def trace_connect(self, node: Node) -> None:
+        self.check_attrs(node)
+        kind = self.choice(node, "kind", ("HOST_AVAIL", "SPEED", "LINK_AVAIL", "BANDWIDTH",
+                                          "LATENCY"), "HOST_AVAIL")
+        if kind in ("HOST_AVAIL", "LINK_AVAIL"):
+            raise self.error(node, f"kind {kind}"
+                                   f"{' (the default)' if 'kind' not in node.attrs else ''}: "
+                                   f"{STATE_PROFILES}")
+        trace = node.attrs["trace"]
+        profile = self.profiles.get(trace)
+        if profile is None:
+            raise self.error(node, f"trace '{trace}' is unknown (declare the <trace> first)")
+        # SimGrid keeps one element per trace and kind (the first connection).
+        if (trace, kind) not in self.connected:
+            self.connected.add((trace, kind))
+            self.attachments.append((node, Attachment(kind, node.attrs["element"], profile)))
+
+    def check_attachments(self) -> None:
+        seen: dict[tuple[str, str], int] = {}
+        for node, a in self.attachments:
+            if (a.kind, a.element) in seen:
+                raise self.error(node, f"{a.element} already has a {a.kind} profile (line "
+                                       f"{seen[a.kind, a.element]}): a resource takes one "
+                                       "profile of each kind")
+            seen[a.kind, a.element] = node.line
+            if a.kind == "SPEED":
+                if a.element not in self.b.hosts:
+                    raise self.error(node, f"SPEED profile: host '{a.element}' does not exist")
+            elif a.element not in self.b.links and a.element not in self.b.split:
+                raise self.error(node, f"{a.kind} profile: link '{a.element}' does not exist")
 
     def props(self, node: Node) -> dict[str, str]:
         """The element's <prop>s; SimGrid keeps the first value of a repeated id."""
@@ -211,7 +285,10 @@ class _Reader:
                 self.common(child, "<config>, <zone>, <cluster>")
         if self.b.root is None:
             raise self.error(root, "the platform declares no <zone> nor <cluster>")
-        return self.b.build()
+        self.check_attachments()
+        platform = self.b.build()
+        platform.traces = tuple(a for _, a in self.attachments)
+        return platform
 
     def check_version(self, node: Node) -> None:
         text = node.attrs.get("version", "0.0")
@@ -230,6 +307,10 @@ class _Reader:
         """Elements with the same fate everywhere; anything else is misplaced."""
         if node.tag in _REMOVED:
             raise self.error(node, _REMOVED[node.tag])
+        if node.tag == "trace":
+            return self.trace(node)
+        if node.tag == "trace_connect":
+            return self.trace_connect(node)
         if node.tag in _UNSUPPORTED:
             raise self.error(node, _UNSUPPORTED[node.tag])
         if node.tag in _IGNORED:
@@ -365,7 +446,7 @@ class _Reader:
 
     def host(self, node: Node, zone: Zone) -> None:
         self.check_attrs(node)
-        self.not_supported_files(node, "speed_file", "availability_file", "state_file")
+        self.profile_files(node, {"availability_file": "SPEED", "speed_file": "SPEED"})
         if zone.children:
             raise self.error(node, f"zone '{zone.name}' holds zones: put hosts in a leaf zone")
         try:
@@ -388,7 +469,7 @@ class _Reader:
 
     def link(self, node: Node) -> None:
         self.check_attrs(node)
-        self.not_supported_files(node, "bandwidth_file", "latency_file", "state_file")
+        self.profile_files(node, {"bandwidth_file": "BANDWIDTH", "latency_file": "LATENCY"})
         policy = self.choice(node, "sharing_policy",
                              ("SHARED", "SPLITDUPLEX", "FULLDUPLEX", "FATPIPE", "WIFI"), "SHARED")
         if policy == "WIFI":
@@ -419,7 +500,7 @@ class _Reader:
         self.check_attrs(node)
         if not isinstance(zone, VivaldiZone):
             raise self.error(node, "<peer> is only allowed in routing=\"Vivaldi\" zones")
-        self.not_supported_files(node, "speed_file", "availability_file", "state_file")
+        self.profile_files(node, {"availability_file": "SPEED", "speed_file": "SPEED"})
         name = node.attrs["id"]
         speed = self.value(node, "speed", parse_speed)
         bw_in = self.value(node, "bw_in", parse_bandwidth)

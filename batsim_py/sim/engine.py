@@ -173,6 +173,9 @@ class Engine:
         # a single-host task as it starts: True), its rate still counted: the update points of
         # SimGrid's energy plugin. None when energy is not simulated.
         self.on_activity_change: Any = None
+        # batsim_py.sim.availability.Availability when the platform has profiles (speed,
+        # bandwidth, latency over time): applies their events within the steps.
+        self.availability: Any = None
         self._deltas = array("d")  # the step deltas, since the last rebase
         self._k = 0  # number of steps taken
         self._seq = 0
@@ -469,6 +472,8 @@ class Engine:
                 candidates.append(s)
                 if delta < 0 or s.rem < delta:
                     delta = s.rem
+        if self.availability is not None and delta >= 0:
+            delta = self.availability.apply_due(self, now, delta)
         if delta < 0:
             stuck = [a for a in actions if a.enabled and a.remains > 0.0
                      and (a.kind == COMM or a.actor is not None)]
@@ -583,7 +588,8 @@ class Engine:
         the latency, then the byte. Doing them together records the same two deltas and gives
         the same dates, without scanning the sleeps twice.
         """
-        if c.enabled or c.remains <= 0.0 or not c.lone_rate > 0.0:
+        if (c.enabled or c.remains <= 0.0 or not c.lone_rate > 0.0
+                or self.availability is not None):
             return False
         now = self.now
         k = self._k

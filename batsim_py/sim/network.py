@@ -8,12 +8,22 @@ then links, in one capacity vector.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from batsim_py.platform.model import Platform
+from batsim_py.sharing.lone import TCP_GAMMA
 from batsim_py.sharing.ptask import PtaskRow, ptask_row
+
+
+@dataclass(frozen=True, slots=True)
+class TracedRow(PtaskRow):
+    """A row that remembers its executors and bytes, so that a latency profile can recompute
+    its TCP-gamma bound (only made when the platform has latency profiles)."""
+
+    hosts: tuple[int, ...] = ()
+    matrix: np.ndarray | None = None
 
 
 class Network:
@@ -35,6 +45,9 @@ class Network:
         self.link_fatpipe = np.array([link.policy == "FATPIPE" for link in links], dtype=bool)
         self.fatpipe = np.concatenate((np.zeros(self.n_hosts, dtype=bool), self.link_fatpipe))
         self._routes: dict[tuple[int, int], list[tuple[int, float]]] = {}
+        # Speed profiles scale a host's speed (SimGrid's `scale`, 1 = full speed).
+        self.scale = np.ones(self.n_hosts)
+        self.traced = any(a.kind == "LATENCY" for a in platform.traces)
 
     def route(self, src: int, dst: int) -> list[tuple[int, float]]:
         key = (src, dst)
@@ -51,10 +64,25 @@ class Network:
     ) -> PtaskRow:
         """The L07 action of a parallel task over `hosts` (names, repetitions allowed)."""
         index = self.host_index
-        return ptask_row(
-            [index[h] for h in hosts], flops, bytes_matrix, self.route, self.link_fatpipe,
-            self.core_speed,
-        )
+        executors = [index[h] for h in hosts]
+        row = ptask_row(executors, flops, bytes_matrix, self.route, self.link_fatpipe,
+                        self.core_speed)
+        if self.traced and bytes_matrix is not None and len(executors) > 1:
+            fields = {f: getattr(row, f) for f in PtaskRow.__dataclass_fields__}
+            row = TracedRow(**fields, hosts=tuple(executors), matrix=np.asarray(bytes_matrix))
+        return row
+
+    def net_bound(self, row: TracedRow) -> float:
+        """The TCP-gamma bound of a row, with the routes' current latencies."""
+        n = len(row.hosts)
+        b = np.asarray(row.matrix, dtype=np.float64).reshape(n, n)
+        worst = 0.0
+        for i, j in zip(*np.nonzero(b > 0.0), strict=True):
+            lat = 0.0
+            for _, link_lat in self.route(row.hosts[i], row.hosts[j]):
+                lat += link_lat
+            worst = max(worst, lat * float(b[i, j]))
+        return TCP_GAMMA / (2.0 * worst) if worst > 0.0 else float("inf")
 
     def cpu_bound(self, row: PtaskRow) -> float:
         """One core per executor at the hosts' current speeds (inf if nothing computes)."""
@@ -65,11 +93,14 @@ class Network:
             return float(np.min(self.core_speed[row.cpu_hosts[used]] / row.cpu_flops[used]))
 
     def set_speed(self, host: int, core_speed: float, rows: list[PtaskRow]) -> list[PtaskRow]:
-        """A host changes pstate: new CPU capacity; `rows` re-bounded (network bounds kept)."""
+        """A host changes pstate (`core_speed`: its peak speed) or speed scale: new CPU
+        capacity (cores x peak x scale, SimGrid's order); `rows` re-bounded (network bounds
+        kept)."""
         old = [self.cpu_bound(r) for r in rows]
-        self.core_speed[host] = core_speed
+        scale = float(self.scale[host])
+        self.core_speed[host] = core_speed * scale
         with np.errstate(over="ignore"):
-            self.capacity[host] = self.cores[host] * core_speed
+            self.capacity[host] = (self.cores[host] * core_speed) * scale
         out = []
         for row, old_cpu in zip(rows, old, strict=True):
             net = row.bound if row.bound < old_cpu else float("inf")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time as wallclock
 from collections import ChainMap, deque
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from batsim_py import intervalset
@@ -26,6 +26,7 @@ from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
 from batsim_py.sim import io_job
+from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
 from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
@@ -114,6 +115,10 @@ class Simulation:
         self.sched_ready = False
         self.end_sent = False
         self.end_acknowledged = False
+        # Called once every job is over, before SIMULATION_ENDS is sent: the outputs are then
+        # final and are written at once, whatever the scheduler does with that last message.
+        self.on_end: Callable[[], None] | None = None
+        self.decided_after_end = False  # the reply to SIMULATION_ENDS held decisions
         self.nb_submitters = len(self.workloads)
         self.nb_submitters_done = 0
         self.event_lists = list(event_lists)
@@ -134,6 +139,8 @@ class Simulation:
         self.job_records: list[jobs_csv.JobRecord] = []
         self.paje = (PajeTrace([m.host.name for m in machines.all])
                      if options.schedule_tracing else None)
+        if platform.traces:  # speed, bandwidth, latency profiles (sim/availability.py)
+            self.engine.availability = Availability(self)
         self.scheduling_time = 0.0
         # User code (batsim_py.sim.simpy_env, sources, signals): absent unless a user asks.
         self._env: Any = None
@@ -238,6 +245,8 @@ class Simulation:
                     yield self.send_to_scheduler()
                 elif not self.end_sent:
                     if self.nb_submitters_done == self.nb_submitters and self.everything_done():
+                        if self.on_end is not None:
+                            self.on_end()
                         self.events.append(ev.SimulationEnds(self.stamp()))
                         yield self.send_to_scheduler()
                         self.end_sent = True
@@ -309,6 +318,8 @@ class Simulation:
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
         cost = self.master_cost
+        if reply.decisions and type(events[-1]) is ev.SimulationEnds:
+            self.decided_after_end = True
         for decision in reply.decisions:
             kind = type(decision)
             msg: tuple = ("DECISION", decision)

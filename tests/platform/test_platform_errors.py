@@ -62,9 +62,12 @@ def error_of(xml_file, body: str, version: str = "4.1") -> str:
         ('<link id="l" bandwidth="1GBps" sharing_policy="shared"/>', 4,
          r"sharing_policy 'shared' is not one of"),
         ('<link id="l" bandwidth="-1GBps"/>', 4, r"must be non-negative"),
-        ('<host id="h" speed="1Gf" speed_file="s.txt"/>', 4, r"speed_file .*not supported"),
+        ('<host id="h" speed="1Gf" speed_file="s.txt"/>', 4, r"speed_file: profile file 's.txt' "
+         "not found"),
+        ('<host id="h" speed="1Gf" state_file="s.txt"/>', 4, r"state_file: state profiles .*not "
+         "supported"),
         ('<include file="x.xml"/>', 4, r"<include> was removed"),
-        ('<trace id="t" periodicity="1"/>', 4, r"not supported"),
+        ('<trace id="t" periodicity="1"/>', 4, r"needs a file attribute or its events"),
         ('<hots id="h"/>', 4, r"<hots id=\"h\">: unknown element"),
         ('<peer id="p" speed="1Gf" bw_in="1Bps" bw_out="1Bps"/>', 4, r"only allowed in .*Vivaldi"),
         ('<backbone id="b" bandwidth="1Bps" latency="0"/>', 4, r"only allowed in .*Cluster"),
