@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import signal
 import sys
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from typing import Any
 
 from batsim_py import __version__
 from batsim_py.errors import BatsimPyError, NotSupportedError, UsageError
+from batsim_py.output.report import OutputReport
 from batsim_py.text import OneLineFormatter, printable
 
 EXIT_ERROR = 1
@@ -54,7 +56,12 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--record-transcript",), "write every protocol message of the run to FILE (JSON lines)",
          "value", None, "FILE"),
     Flag(("--scheduler-timeout",), "seconds to wait for each reply of an external scheduler "
-         "(default: forever)", "float", None, "SECONDS"),
+         "(default 600; inf: forever)", "float", None, "SECONDS"),
+    Flag(("--scheduler-connect-timeout",), "seconds to wait for an external scheduler to "
+         "accept the connection at -s (default 30; inf: forever)", "float", None, "SECONDS"),
+    Flag(("--scheduler-command",), "start the external scheduler: COMMAND (split like a shell "
+         "line, run without a shell) must bind the -s endpoint; batsim-py stops at once if it "
+         "exits early, and stops it at the end", "value", None, "COMMAND"),
     Flag(("--timing",), "batsim: reproduce Batsim's internal message delays (default); "
          "ideal: decisions and completions take effect at their own times",
          "value", "batsim", "MODE"),
@@ -185,16 +192,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:  # user text in log lines stays on one line
         handler.setFormatter(OneLineFormatter("%(levelname)s %(name)s: %(message)s"))
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    _STOP.clear()
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    report = OutputReport()
     try:
-        return _run(args)
+        return _run(args, report)
     except BatsimPyError as exc:
         print(f"batsim-py: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("batsim-py: interrupted: the outputs simulated so far are written",
-              file=sys.stderr)
-        return 130
+        name, code = ("SIGTERM", 143) if _STOP == [signal.SIGTERM] else ("SIGINT", 130)
+        if report.paths:
+            what = "outputs written: " + ", ".join(report.paths)
+        elif report.error is not None:
+            what = f"no output written: {report.error}"
+        else:
+            what = "nothing was written (stopped before the simulation)"
+        print(f"batsim-py: interrupted by {name}: {what}", file=sys.stderr)
+        return code
     except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
         logging.getLogger("batsim_py").debug("internal error", exc_info=True)
         print(
@@ -204,15 +219,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_ERROR
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if not _STOP:  # (after a stop, later signals stay ignored until the process exits)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+_STOP: list[int] = []  # the signal that stopped the run (at most one)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
-    """SIGTERM stops a run like Ctrl-C: the simulation unwinds and writes its outputs."""
+    """SIGINT and SIGTERM stop a run: the simulation unwinds and writes its outputs.
+
+    Only the first signal does: later ones (GNU `timeout` sends two; impatient users press
+    Ctrl-C twice) are ignored, so nothing can interrupt the writing of the outputs. The exit
+    code is 128 + the first signal's number, as for a process killed by it.
+    """
+    if _STOP:
+        return
+    _STOP.append(signum)
     raise KeyboardInterrupt
 
 
-def _run(args: argparse.Namespace) -> int:
+def _timeout(args: argparse.Namespace, name: str) -> float | None:
+    value = getattr(args, name)
+    flag = "--" + name.replace("_", "-")
+    if value is not None and (math.isnan(value) or value <= 0):
+        raise UsageError(f"{flag} must be a positive number of seconds (or inf: wait forever), "
+                         f"not {value:g}")
+    return value
+
+
+def _run(args: argparse.Namespace, report: OutputReport) -> int:
     from batsim_py.schedulers import scheduler_names
 
     if args.version:
@@ -309,8 +346,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
-    decision = make_decision_process(args)
-    sim = run_simulation(spec, decision, setup)
+    decision = make_decision_process(args)  # last: it may start a scheduler process
+    sim = run_simulation(spec, decision, setup, report)
     logging.getLogger("batsim_py").info(
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
@@ -369,14 +406,24 @@ def make_decision_process(args: argparse.Namespace) -> Any:
 
     if args.replay_strict and not (args.scheduler or "").startswith("replay:"):
         raise UsageError("--replay-strict needs --scheduler replay:FILE")
+    reply_timeout = _timeout(args, "scheduler_timeout")
+    connect_timeout = _timeout(args, "scheduler_connect_timeout")
+    if args.scheduler is not None and args.scheduler_command is not None:
+        raise UsageError("--scheduler-command starts an external scheduler (at -s): it cannot "
+                         "go with --scheduler")
     if args.scheduler is None:
-        decision = ZmqPeer(args.socket_endpoint, args.scheduler_timeout)
+        decision = ZmqPeer(args.socket_endpoint, reply_timeout, connect_timeout,
+                           command=args.scheduler_command)
     elif args.scheduler.startswith("replay:"):
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
     else:
         decision = InProcess(get_scheduler(args.scheduler, _scheduler_options(args)))
     if args.record_transcript:
-        decision = RecordingPeer(decision, args.record_transcript)
+        try:
+            decision = RecordingPeer(decision, args.record_transcript)
+        except BaseException:
+            decision.close()
+            raise
     return decision
 
 

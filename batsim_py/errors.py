@@ -42,6 +42,10 @@ class NotSupportedError(BatsimPyError):
     """A feature of Batsim that batsim-py does not implement yet."""
 
 
+class OutputError(BatsimPyError):
+    """An output file (or the transcript) cannot be written: the message names the file."""
+
+
 class SimulationError(BatsimPyError):
     """The simulation cannot advance: a bounded loop of the kernel or of the sharing solver
     reached its limit (never a silent spin), or the clock would leave the finite numbers."""

@@ -10,7 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.output.files import write_outputs
+from batsim_py.errors import BatsimPyError, OutputError
+from batsim_py.output.files import check_prefix, write_outputs
+from batsim_py.output.report import OutputReport
 from batsim_py.platform.machines import build_machines
 from batsim_py.platform.model import Platform
 from batsim_py.platform.reader import load_platform
@@ -39,11 +41,13 @@ class RunSpec:
 
 def run_simulation(
     spec: RunSpec, decision: DecisionProcess, setup: Callable[[Simulation], None] | None = None,
+    report: OutputReport | None = None,
 ) -> Simulation:
     """Load inputs, simulate, write outputs (also after an error), return the simulation.
 
     `setup(sim)` runs between loading and simulating: user code plugs in there (SimPy
-    processes, sources: `--process`, the Python API)."""
+    processes, sources: `--process`, the Python API). `report` (if given) tells which output
+    files were written (docs/reliability.md)."""
     t0 = time.perf_counter()
     sim = build_simulation(spec, decision)
     if setup is not None:
@@ -52,17 +56,21 @@ def run_simulation(
         except BaseException:
             decision.close()
             raise
-    execute(sim, spec, t0)
+    execute(sim, spec, t0, report)
     return sim
 
 
 def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
-    """Read and check the inputs; the simulation, not started (closes `decision` on error)."""
+    """Read and check the inputs; the simulation, not started (closes `decision` on error).
+
+    The output prefix is checked writable first: not after the whole run."""
     # Reading builds a million objects for a large workload and no reference cycles: with the
     # collector on, each of its passes would scan them all again.
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if spec.write_outputs:
+            check_prefix(spec.options.export_prefix)
         platform = (spec.platform if isinstance(spec.platform, Platform)
                     else load_platform(spec.platform))
         workloads = [w if isinstance(w, Workload) else load_workload(w, f"w{i}")
@@ -89,28 +97,80 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             gc.enable()
 
 
-def execute(sim: Simulation, spec: RunSpec, t0: float) -> None:
-    """Simulate `sim` (built by `build_simulation`), then write its outputs, error or not."""
-    decision = sim.decision
-    # The inputs live for the whole run: keep the collector from scanning them again and again,
-    # and collect less often (the engine allocates many short-lived objects and, since actors
-    # drop their last request, no cycles; a scheduler's own cycles are still collected).
-    gc.collect()
-    gc.freeze()
-    thresholds = gc.get_threshold()
-    gc.set_threshold(50_000, 50, 100)
-    try:
-        if spec.progress:
-            from batsim_py.progress import ProgressDisplay
+def execute(sim: Simulation, spec: RunSpec, t0: float,
+            report: OutputReport | None = None) -> None:
+    """Simulate `sim` (built by `build_simulation`), then write its outputs, error or not.
 
-            with ProgressDisplay(sim):
+    The outputs are written as soon as every job is over, before SIMULATION_ENDS is sent (a
+    scheduler that dies or hangs on it loses nothing), and otherwise when the run stops,
+    whatever stopped it. A write error never hides the run's own error: it is added to it.
+    """
+    report = OutputReport() if report is None else report
+    decision = sim.decision
+    prefix = spec.options.export_prefix
+
+    def write(only: frozenset[str] | None = None) -> None:
+        if only is None:
+            report.paths.clear()
+        paths = write_outputs(sim, prefix, time.perf_counter() - t0, report, only)
+        (log.info if only is None else log.debug)(  # (a rewrite: the same files)
+            "outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
+
+    written_at_end = False
+    end_date = 0.0
+
+    def on_end() -> None:
+        nonlocal written_at_end, end_date
+        write()
+        written_at_end = True
+        end_date = sim.engine.now
+
+    if spec.write_outputs:
+        sim.on_end = on_end
+    error: BaseException | None = None
+    try:
+        # The inputs live for the whole run: keep the collector from scanning them again and
+        # again, and collect less often (the engine allocates many short-lived objects and,
+        # since actors drop their last request, no cycles; a scheduler's own cycles are still
+        # collected).
+        gc.collect()
+        gc.freeze()
+        thresholds = gc.get_threshold()
+        gc.set_threshold(50_000, 50, 100)
+        try:
+            if spec.progress:
+                from batsim_py.progress import ProgressDisplay
+
+                with ProgressDisplay(sim):
+                    sim.run()
+            else:
                 sim.run()
-        else:
-            sim.run()
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-        decision.close()
+        finally:
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
         if spec.write_outputs:
-            paths = write_outputs(sim, spec.options.export_prefix, time.perf_counter() - t0)
-            log.info("outputs written: %s", ", ".join(os.path.normpath(p) for p in paths))
+            if not written_at_end or sim.decided_after_end:
+                write()  # stopped early (the Python API), or the last reply decided something
+            elif sim.paje is not None and sim.engine.now != end_date:
+                write(frozenset({"schedule.trace"}))  # it ends at Batsim's clock at exit
+    except BaseException as exc:
+        error = exc
+        if spec.write_outputs and not written_at_end and report.error is None:
+            try:
+                write()
+            except OutputError as write_error:
+                _add_write_error(exc, write_error)
+        raise
+    finally:
+        try:
+            decision.close()
+        except OutputError as close_error:  # the transcript's last lines
+            if error is None:
+                raise
+            _add_write_error(error, close_error)
+
+
+def _add_write_error(error: BaseException, write_error: OutputError) -> None:
+    """A run's own error stays the one reported; a write error is added to its message."""
+    if isinstance(error, BatsimPyError) and error is not write_error:
+        error.args = (f"{error}; besides, {write_error}",)

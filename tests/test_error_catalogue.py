@@ -135,7 +135,17 @@ CASES: dict[str, Case] = {
     "C20": Case([*RUN, "--scheduler", "replay:t.jsonl"], {"t.jsonl": "hello\n"}),
     "C21": Case([*RUN, "--scheduler", "fcfs", "--record-transcript", "nodir/t.jsonl"]),
     "C22": Case([*RUN, "-s", "nonsense"]),
-    "C23": Case([*RUN, "-s", "tcp://127.0.0.1:9", "--scheduler-timeout", "0.2"]),
+    "C23": Case([*RUN, "-s", "tcp://127.0.0.1:9", "--scheduler-connect-timeout", "0.2"]),
+    # -- scheduler connection and outputs (docs/reliability.md) ------------------------------
+    "C24": Case([*RUN, "-s", "tcp://127.0.0.1:9", "--scheduler-timeout", "nan"]),
+    "C25": Case([*RUN, "--scheduler", "fcfs", "--scheduler-command", "python s.py"]),
+    "C26": Case([*RUN, "--scheduler-command", "no-such-command-xyz --port 28000"]),
+    "C27": Case([*RUN, "-s", "ipc://nodir/sock"]),
+    "O01": Case(["-p", "p.xml", "-w", "w.json", "-e", "f/out", "-q", "--scheduler", "fcfs"],
+                {"f": ""}),
+    "O02": Case(["-p", "p.xml", "-w", "w.json", "-e", "n" * 240, "-q", "--scheduler", "fcfs"]),
+    "O03": Case([*RUN, "--scheduler", "fcfs"], {"out_schedule.csv/x": ""}),
+    "O04": Case([*RUN, "--scheduler", "fcfs", "--record-transcript", "/dev/full"]),
     # -- platform ----------------------------------------------------------------------------
     "P01": Case([*RUN, "--scheduler", "fcfs", "-p", "missing.xml"]),
     "P02": Case([*RUN, "--scheduler", "fcfs", "-p", "."]),
@@ -406,6 +416,7 @@ def test_catalogue_entry(ident: str, tmp_path: Path, monkeypatch, capsys) -> Non
                                      **case.files}
     for name, content in files.items():
         data = content if isinstance(content, bytes) else content.encode("utf-8")
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(data)
     monkeypatch.chdir(tmp_path)
     rc = main(case.args)

@@ -19,7 +19,7 @@ from typing import IO
 from batsim_py.decision.decisions import Reply
 from batsim_py.decision.events import Event
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.errors import SchedulerError, UsageError
+from batsim_py.errors import OutputError, SchedulerError, UsageError
 from batsim_py.protocol.codec import decode_reply, encode_batsim_message, encode_reply
 
 # Each line embeds the message text exactly as it travelled (it is JSON itself), so the bytes
@@ -114,6 +114,7 @@ class RecordingPeer(DecisionProcess):
 
     def __init__(self, inner: DecisionProcess, path: str) -> None:
         self.inner = inner
+        self.path = path
         try:
             self._file: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
@@ -121,7 +122,16 @@ class RecordingPeer(DecisionProcess):
         self._seq = 0
 
     def _write(self, origin: str, text: str) -> None:
-        self._file.write(transcript_line(self._seq, origin, text) + "\n")
+        """Append one line, flushed at once: a run that stops (or crashes) keeps its
+        transcript up to its last message, and a full disk is reported when it happens."""
+        try:
+            self._file.write(transcript_line(self._seq, origin, text) + "\n")
+            self._file.flush()
+        except OSError as exc:
+            raise OutputError(
+                f"{self.path}: cannot write the transcript ({exc.strerror}); "
+                "--record-transcript needs a writable file"
+            ) from None
         self._seq += 1
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
@@ -136,5 +146,9 @@ class RecordingPeer(DecisionProcess):
         return reply
 
     def close(self) -> None:
-        self._file.close()
-        self.inner.close()
+        try:
+            self._file.close()
+        except OSError:
+            pass  # every line was flushed (or its error reported) when written
+        finally:
+            self.inner.close()

@@ -1,57 +1,190 @@
 """Writes every output file of a simulation under one prefix (`PREFIX_jobs.csv`, ...).
 
-Called in a `finally`: a run stopped by a scheduler error still leaves what it simulated.
+Results must never be lost nor half-written, so:
+- `check_prefix` is called before anything is simulated: a prefix that cannot be written (a
+  read-only folder, a file in the way, a name too long for the file system) is an error then,
+  not after an hour of simulation;
+- every file is first written in full to a hidden temporary file of the output folder, and only
+  when all of them are complete are they renamed to their final names (an atomic `rename`):
+  a signal, a full disk or a crash in the middle leaves the previous files untouched and no
+  truncated one, and every write error names its file;
+- `OutputReport` tells the caller exactly which files exist at the end, so the CLI's last line
+  can say what was written (and nothing when nothing was).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+import tempfile
+from collections.abc import Callable
+from typing import Any, TextIO
 
+from batsim_py.errors import OutputError
 from batsim_py.output import jobs_csv, machine_states_csv
 from batsim_py.output.jobs_csv import JobTimes
+from batsim_py.output.report import OutputReport
 from batsim_py.output.schedule_csv import format_schedule
 
+# Every suffix batsim-py may write after PREFIX (the longest decides whether a prefix fits).
+SUFFIXES = ("_jobs.csv", "_schedule.csv", "_machine_states.csv", "_consumed_energy.csv",
+            "_pstate_changes.csv", "_schedule.trace")
+TEMP_PREFIX = ".batsim-py-"  # temporary files: `.batsim-py-XXXXXXXX.tmp` beside the outputs
 
-def write_outputs(sim: Any, prefix: str, simulation_time: float) -> list[str]:
-    """Write the files; return their paths."""
-    folder = os.path.dirname(prefix)
-    if folder:
+
+def _folder(prefix: str) -> str:
+    return os.path.dirname(prefix) or "."
+
+
+def check_prefix(prefix: str) -> None:
+    """Raise OutputError unless the files PREFIX_*.csv can be created (before simulating).
+
+    Creates the output folder (as the writer would) and a temporary file in it, which is
+    removed at once; existing outputs are not touched.
+    """
+    folder = _folder(prefix)
+    try:
         os.makedirs(folder, exist_ok=True)
-    written = []
+    except OSError as exc:
+        blocker = _file_in_the_way(folder)
+        why = (f"'{blocker}' is a file, not a folder" if blocker is not None
+               else f"cannot create the folder '{folder}' ({exc.strerror})")
+        raise OutputError(f"-e {prefix}: {why}; choose another output prefix with -e") from None
+    base = os.path.basename(prefix)
+    try:
+        name_max = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    longest = max((base + s for s in SUFFIXES), key=lambda n: len(os.fsencode(n)))
+    if len(os.fsencode(longest)) > name_max:
+        raise OutputError(
+            f"-e {prefix[:60]}{'...' if len(prefix) > 60 else ''}: the output file name "
+            f"'{base[:20]}...{longest[-20:]}' is {len(os.fsencode(longest))} bytes long, more "
+            f"than the file system allows ({name_max}); choose a shorter prefix with -e"
+        )
+    for suffix in SUFFIXES:
+        if os.path.isdir(prefix + suffix):
+            raise OutputError(
+                f"-e {prefix}: '{prefix + suffix}' is a folder, the output file cannot replace "
+                "it; remove it or choose another prefix with -e"
+            )
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX, suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(
+            f"-e {prefix}: cannot write in the folder '{folder}' ({exc.strerror}); choose a "
+            "writable place with -e"
+        ) from None
 
-    def write(suffix: str, text: str) -> None:
-        path = f"{prefix}_{suffix}"
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        written.append(path)
 
-    path = f"{prefix}_jobs.csv"
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        times = jobs_csv.write_rows(sim.job_records, f)
-    written.append(path)
+def _file_in_the_way(folder: str) -> str | None:
+    """The first ancestor of `folder` (as the user wrote it) that exists and is no folder."""
+    ancestors = []
+    path = os.path.normpath(folder)
+    while path and path not in ancestors:
+        ancestors.append(path)
+        path = os.path.dirname(path)
+    for p in reversed(ancestors):
+        if os.path.exists(p) and not os.path.isdir(p):
+            return p
+    return None
+
+
+def write_outputs(sim: Any, prefix: str, simulation_time: float,
+                  report: OutputReport | None = None,
+                  only: frozenset[str] | None = None) -> list[str]:
+    """Write the files (all complete, or none replaced); return their paths.
+
+    `only`: write just these suffixes (e.g. {"schedule.trace"}), the others being up to date.
+
+    Raises OutputError naming the file that could not be written (its temporary files are
+    removed; the previous outputs under this prefix, if any, stay as they were).
+    """
+    report = OutputReport() if report is None else report
+    folder = _folder(prefix)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
     ms = sim.machine_states
-    write("schedule.csv", schedule_text(sim, times, simulation_time))
+    times: list[Any] = []
+
+    def jobs(f: TextIO) -> None:
+        times.append(jobs_csv.write_rows(sim.job_records, f))
+
+    def schedule(f: TextIO) -> None:
+        f.write(schedule_text(sim, times[0], simulation_time))
+
+    files: list[tuple[str, Callable[[TextIO], None]]] = [
+        ("jobs.csv", jobs), ("schedule.csv", schedule)]
     trace = sim.energy_trace
     if trace is not None:
-        write("consumed_energy.csv", "time,energy,event_type,wattmin,epower\n"
-              + "".join(r + "\n" for r in trace.rows))
-        write("pstate_changes.csv", "time,machine_id,new_pstate\n"
-              + "".join(r + "\n" for r in trace.pstate_rows))
-    if sim.paje is not None:
-        path = f"{prefix}_schedule.trace"
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            for text in sim.paje.chunks(sim.engine.now):
+        files.append(("consumed_energy.csv", lambda f: f.write(
+            "time,energy,event_type,wattmin,epower\n" + "".join(r + "\n" for r in trace.rows))))
+        files.append(("pstate_changes.csv", lambda f: f.write(
+            "time,machine_id,new_pstate\n" + "".join(r + "\n" for r in trace.pstate_rows))))
+    paje = sim.paje
+    if paje is not None:
+        def schedule_trace(f: TextIO) -> None:
+            for text in paje.chunks(sim.engine.now):
                 f.write(text)
-        written.append(path)
+        files.append(("schedule.trace", schedule_trace))
     if sim.options.machine_state_tracing:
-        path = f"{prefix}_machine_states.csv"
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        def machine_states(f: TextIO) -> None:
             f.write(machine_states_csv.HEADER + "\n")
             for text in ms.text_chunks(jobs_csv.CHUNK):
                 f.write(text)
-        written.append(path)
-    return written
+        files.append(("machine_states.csv", machine_states))
+
+    if only is not None:
+        files = [(suffix, fill) for suffix, fill in files if suffix in only]
+    mode = _file_mode()
+    temps: list[tuple[str, str]] = []  # (temporary, final)
+    try:
+        for suffix, fill in files:
+            final = f"{prefix}_{suffix}"
+            try:
+                fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX, suffix=".tmp")
+            except OSError as exc:
+                raise OutputError(f"{final}: cannot write it ({exc.strerror}){_none()}") from None
+            temps.append((temp, final))
+            try:
+                os.fchmod(fd, mode)
+                with open(fd, "w", encoding="utf-8", newline="") as f:
+                    fill(f)
+            except OSError as exc:
+                raise OutputError(f"{final}: cannot write it ({exc.strerror}){_none()}") from None
+        for temp, final in temps:
+            try:
+                os.replace(temp, final)
+            except OSError as exc:
+                raise OutputError(
+                    f"{final}: cannot write it ({exc.strerror}); written: "
+                    f"{', '.join(report.paths) or 'nothing'}") from None
+            if final not in report.paths:
+                report.paths.append(final)
+    except BaseException as exc:
+        for temp, _ in temps:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass  # already renamed, or never created
+        if isinstance(exc, OutputError):
+            report.error = str(exc)
+        raise
+    return [final for _, final in temps]
+
+
+def _none() -> str:
+    return "; no output file was written (the previous ones, if any, are unchanged)"
+
+
+def _file_mode() -> int:
+    """The mode `open` would give a new file (mkstemp makes it private)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def schedule_text(sim: Any, times: JobTimes, simulation_time: float) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time as wallclock
 from collections import ChainMap, deque
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from batsim_py import intervalset
@@ -115,6 +115,10 @@ class Simulation:
         self.sched_ready = False
         self.end_sent = False
         self.end_acknowledged = False
+        # Called once every job is over, before SIMULATION_ENDS is sent: the outputs are then
+        # final and are written at once, whatever the scheduler does with that last message.
+        self.on_end: Callable[[], None] | None = None
+        self.decided_after_end = False  # the reply to SIMULATION_ENDS held decisions
         self.nb_submitters = len(self.workloads)
         self.nb_submitters_done = 0
         self.event_lists = list(event_lists)
@@ -241,6 +245,8 @@ class Simulation:
                     yield self.send_to_scheduler()
                 elif not self.end_sent:
                     if self.nb_submitters_done == self.nb_submitters and self.everything_done():
+                        if self.on_end is not None:
+                            self.on_end()
                         self.events.append(ev.SimulationEnds(self.stamp()))
                         yield self.send_to_scheduler()
                         self.end_sent = True
@@ -312,6 +318,8 @@ class Simulation:
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
         cost = self.master_cost
+        if reply.decisions and type(events[-1]) is ev.SimulationEnds:
+            self.decided_after_end = True
         for decision in reply.decisions:
             kind = type(decision)
             msg: tuple = ("DECISION", decision)

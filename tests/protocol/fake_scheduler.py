@@ -3,9 +3,11 @@
     python fake_scheduler.py ENDPOINT MODE [MARKER]
 
 MODE: garbage (answers the 2nd message with text that is not JSON), die (exits without
-answering the 2nd message), silent (never answers the 2nd message), flood (asks for 500
-CALL_ME_LATER in its first reply and rejects every job). MARKER: a file created once the 2nd
-message came (the simulation is then surely running), for tests that must act mid-run.
+answering the 2nd message), mute (exits without answering the 1st message), once (answers the
+1st message, then exits), silent (never answers the 2nd message), silent_end (never answers
+SIMULATION_ENDS), flood (asks for 500 CALL_ME_LATER in its first reply and rejects every job),
+reject (rejects every job: a correct run). MARKER: a file created once the 2nd message came (the
+simulation is then surely running), for tests that must act mid-run.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ def main() -> None:
         msg = json.loads(socket.recv())
         n += 1
         now = msg["now"]
+        if mode == "mute" or (n == 2 and mode == "once"):
+            sys.exit(0)
+        if mode == "silent_end" and any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
+            time.sleep(3600)
         if n == 2 and mode == "garbage":
             socket.send(b"this is not JSON")
             continue

@@ -106,9 +106,9 @@ def test_a_scheduler_that_disappears_is_a_clear_error(tmp_path: Path, capsys) ->
     port = free_port()
     rc = main(["-p", str(PROJECT / "platforms" / "small4.xml"),
                "-w", str(PROJECT / "workloads" / "delays_small.json"), "-q",
-               "-s", f"tcp://127.0.0.1:{port}", "--scheduler-timeout", "0.5",
+               "-s", f"tcp://127.0.0.1:{port}", "--scheduler-connect-timeout", "0.5",
                "-e", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert rc == 1
-    assert "did not answer within 0.5 s" in err
+    assert "nothing accepted the connection within 0.5 s" in err
     assert (tmp_path / "out_jobs.csv").exists()
