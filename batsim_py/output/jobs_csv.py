@@ -160,7 +160,8 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
                 chain.from_iterable((r.job.name, r.job.workload, r.job.profile) for r in chunk))):
             chunk = [_quoted(r) for r in chunk]  # rare: one C-level scan decides
         n = sum(1 for r in chunk if r.final_state != "REJECTED")
-        printed = zip(*(c[j:j + n].astype(float).tolist() for c in columns), strict=True)
+        with np.errstate(over="ignore"):  # a long double beyond the doubles prints inf
+            printed = zip(*(c[j:j + n].astype(float).tolist() for c in columns), strict=True)
         j += n
         if n == len(chunk):
             flat = chain.from_iterable(map(_fields, chunk, printed))

@@ -271,12 +271,13 @@ def _rounds(
 
         if not (active & ~diverged).any():
             return x, SolveInfo(rounds, not diverged.any() and rounds <= SPIN_ROUNDS, literal)
-        if hit.size or saturated.any() or emptied.any():
+        if hit.size or endless.size or saturated.any() or emptied.any():
             continue
         if drained:
             if np.array_equal(drop[listed], last_drop[listed]):
                 rounds += _drain(x, mu, prev_mu, remaining, drop, in_list, fat,
-                                 active & ~diverged, e_var, e_cnst, e_w, positive, has_bound)
+                                 active & ~diverged, e_var, e_cnst, e_w, positive, has_bound,
+                                 bnd, nb)
             continue
         # Nothing changed but the values: the next rounds repeat this one exactly.
         if not moved:
@@ -298,52 +299,65 @@ def _drain(
     e_w: FloatArray,
     positive: BoolArray,
     has_bound: BoolArray,
+    bnd: FloatArray,
+    nb: FloatArray,
 ) -> int:
     """Jump over a run of rounds that only drain constraints by constant amounts; return it.
 
     The FATPIPE rule subtracts only the smallest increment on the constraint, often a stale
     one: then its remaining capacity R falls by the same d every round (d may be a few ulps
-    of R, or 0) while each unbounded variable on it gains R/w per round, for up to R/d rounds:
+    of R, or 0) while each variable bound there gains R/w per round, for up to R/d rounds:
     thousands with a small stale increment on a fast link (SimGrid grinds through them),
-    1e15 and more when d is a rounding residue (SimGrid never returns). When all active
-    variables are unbounded and load only FATPIPEs, and every constraint lost the same d in
-    the last two rounds, the next J rounds are known in closed form: R - j*d and increments
-    min over the variable's constraints of (R - j*d)/w. J stops two rounds short of the first
-    saturation and is taken only if, over the jump, each variable keeps the same binding
-    constraint and no active increment undercuts a FATPIPE's stale minimum (both are linear
-    in j, so checking both ends suffices). The literal rounds then finish. Rounding differs
-    from SimGrid's sequential sums by about J ulps, far below the tolerance on dates.
+    1e15 and more when d is a rounding residue (SimGrid never returns). When every constraint
+    lost the same d in the last two rounds, the next J rounds are known in closed form: R - j*d
+    and increments min over the variable's constraints of (R - j*d)/(n w) (n = 1 on a
+    FATPIPE, the number of active sharers on a SHARED constraint). J stops two rounds short of
+    the first saturation and is halved until, over the jump, each variable keeps the same
+    binding constraint, no active increment undercuts a FATPIPE's stale minimum, and no bounded
+    variable reaches its bound (all linear in j, so checking both ends suffices). SHARED
+    constraints under moving variables must not drain at all: their increments only shrink,
+    so a subtraction that leaves R unchanged keeps leaving it unchanged. The literal rounds
+    then finish. Rounding differs from SimGrid's sequential sums by about J ulps, far below
+    the tolerance on dates.
     """
     act = np.flatnonzero(moving)
-    if act.size == 0 or has_bound[act].any():
+    if act.size == 0:
         return 0
     sharer = positive & moving[e_var]
     var, cnst, w = e_var[sharer], e_cnst[sharer], e_w[sharer]
-    if not np.all(fat[cnst]):
+    on_fat = fat[cnst]
+    if np.any(drop[cnst[~on_fat]] != 0.0):
         return 0
     draining = np.flatnonzero(in_list & (drop > 0.0))
     if draining.size == 0:
         return 0
     d = drop[draining]
     jump = float(np.min(np.floor((remaining[draining] - WORKAMOUNT_PRECISION) / d))) - 2.0
+    share = remaining[cnst] / nb[cnst]  # (nb is 1 on a FATPIPE: the division is exact)
+    start = share / w
+    start_min = np.full(x.size, np.inf)
+    np.minimum.at(start_min, var, start)
+    binding = np.flatnonzero(start == start_min[var])
+    binding = binding[np.unique(var[binding], return_index=True)[1]]  # one per variable
+    bv, bc, bw = var[binding], cnst[binding], w[binding]
+    r0, dc = share[binding], drop[bc] / nb[bc]
+    capped = has_bound[bv]
+    while jump >= 2.0:
+        last = jump - 1.0
+        end = (remaining[cnst] - last * drop[cnst]) / nb[cnst] / w
+        end_min = np.full(x.size, np.inf)
+        np.minimum.at(end_min, var, end)
+        gain = (jump * r0 - dc * (jump * (jump - 1.0) / 2.0)) / bw
+        if not (np.any(end[binding] > end_min[bv])
+                or np.any(on_fat & (w * end_min[var] < drop[cnst]))
+                or np.any(x[bv[capped]] + gain[capped] + 2.0 * start_min[bv[capped]]
+                          >= bnd[bv[capped]])):
+            break
+        jump = np.floor(jump / 2.0)
     if jump < 2.0:
         return 0
     last = jump - 1.0
-    start = remaining[cnst] / w
-    end = (remaining[cnst] - last * drop[cnst]) / w
-    start_min = np.full(x.size, np.inf)
-    end_min = np.full(x.size, np.inf)
-    np.minimum.at(start_min, var, start)
-    np.minimum.at(end_min, var, end)
-    binding = np.flatnonzero(start == start_min[var])
-    binding = binding[np.unique(var[binding], return_index=True)[1]]  # one per variable
-    if np.any(end[binding] > end_min[var[binding]]):
-        return 0
-    if np.any(w * end_min[var] < drop[cnst]):
-        return 0
-    bv, bc, bw = var[binding], cnst[binding], w[binding]
-    r0, dc = remaining[bc], drop[bc]
-    x[bv] += (jump * r0 - dc * (jump * (jump - 1.0) / 2.0)) / bw
+    x[bv] += gain
     prev_mu[bv] = (r0 - (last - 1.0) * dc) / bw
     mu[bv] = (r0 - last * dc) / bw
     listed = np.flatnonzero(in_list)
