@@ -30,7 +30,7 @@ from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import ProtocolError, SchedulerError, UsageError
 from batsim_py.protocol.batsim_events import event_object
 from batsim_py.protocol.replies import decode_reply, decode_reply_object
-from batsim_py.rapidjson_number import wire_value
+from batsim_py.rapidjson_number import rapidjson_double
 from batsim_py.wire import wire_time
 
 PREFIX = "pybatsim:"
@@ -159,16 +159,15 @@ def known_schedulers() -> list[str]:
 # ------------------------------------------------------------------------------ the reply
 
 
-class _TextRoute(Exception):
-    """A reply value that `json.dumps` would change: decode the real text instead."""
-
-
 def _decode(reply: dict[str, Any], ref: str) -> Reply:
-    """What Batsim reads from `json.dumps(reply)`, pybatsim's own send."""
-    try:
-        return decode_reply_object(_as_sent(reply, 0))
-    except _TextRoute:
-        pass
+    """What Batsim reads from `json.dumps(reply)`, pybatsim's own send.
+
+    A reply of plain JSON values whose floats RapidJSON reads back exactly from their repr
+    is decoded as it is: `json.loads(json.dumps(x))` equals `x` there. Anything else
+    (tuples, non-string keys, long or non-finite numbers, foreign types) takes the real text
+    route, so it is read exactly as over ZeroMQ."""
+    if _plain(reply, 0):
+        return decode_reply_object(reply)
     try:
         text = json.dumps(reply)
     except (TypeError, ValueError) as exc:
@@ -177,25 +176,42 @@ def _decode(reply: dict[str, Any], ref: str) -> Reply:
     return decode_reply(text)
 
 
-def _as_sent(value: Any, depth: int) -> Any:
-    if value is None or isinstance(value, str | bool):
-        return value
+def _plain(value: Any, depth: int) -> bool:
+    """`value` survives `json.dumps` then Batsim's reading unchanged (type for type)."""
     cls = type(value)
+    if cls is str or cls is int or cls is bool or value is None:
+        return True
     if cls is float:
-        if not math.isfinite(value):
-            raise _TextRoute
-        return wire_value(value)
-    if cls is int:
-        return value
+        return _reads_back(value)
     if depth > 100:
-        raise _TextRoute
+        return False
     if cls is dict:
-        out = {}
         for key, item in value.items():
             if type(key) is not str:
-                raise _TextRoute
-            out[key] = _as_sent(item, depth + 1)
-        return out
+                return False
+            t = type(item)
+            if t is not str and t is not int and not _plain(item, depth + 1):
+                return False
+        return True
     if cls is list:
-        return [_as_sent(item, depth + 1) for item in value]
-    raise _TextRoute  # tuples, subclasses, numpy numbers...: as json.dumps writes them
+        return all(_plain(item, depth + 1) for item in value)
+    return False  # tuples, subclasses, numpy numbers...: as json.dumps writes them
+
+
+_last_read = [0.0, True]  # the last float checked, and whether it reads back (replies repeat now)
+
+
+def _reads_back(x: float) -> bool:
+    """RapidJSON reads `repr(x)` (what `json.dumps` writes) back as `x` itself.
+
+    A value with at most 6 decimals below 1e9 (any time taken from a Batsim message) has at
+    most 15 significant digits: RapidJSON's fast path converts it exactly. Other values (a
+    scheduler's own sums, 17-digit reprs, tiny or huge numbers) are checked with the
+    conversion itself (`rapidjson_double`)."""
+    if -1e9 < x < 1e9 and round(x, 6) == x:
+        return True
+    last = _last_read
+    if x != last[0] or x == 0.0:
+        last[0] = x
+        last[1] = math.isfinite(x) and rapidjson_double(repr(x)) == x
+    return bool(last[1])

@@ -66,16 +66,24 @@ class _TextRoute(Exception):
 
 
 def _parsed(value: Any, depth: int) -> Any:
-    if value is None or isinstance(value, str | int):  # (bools are ints)
+    cls = type(value)
+    if cls is str or cls is int or value is None or cls is bool:
         return value
-    if isinstance(value, float):
+    if cls is float:
         if value - value != 0.0:  # nan or inf
             raise _TextRoute
         return round(value, 6)
     if depth > _DEEP:
         raise _TextRoute
     if isinstance(value, Mapping):
-        return {str(k): _parsed(v, depth + 1) for k, v in value.items()}
+        out = {}
+        for key, item in value.items():
+            t = type(item)  # leaves inline: most values of a message are strings and ints
+            out[key if type(key) is str else str(key)] = (
+                item if t is str or t is int else _parsed(item, depth + 1))
+        return out
+    if isinstance(value, str | int | float):  # subclasses (enums...): as `_write` writes them
+        raise _TextRoute
     if isinstance(value, Sequence):
         return [_parsed(v, depth + 1) for v in value]
     raise TypeError(f"cannot write {type(value).__name__} as Batsim JSON")

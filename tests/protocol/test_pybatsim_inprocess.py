@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from batsim_py.cli import main
 from batsim_py.output.compare import compare
@@ -187,3 +189,43 @@ def test_without_pybatsim_the_error_says_how_to_install_it(tmp_path: Path, capsy
     assert len(err) == 1, err
     assert "pybatsim:easyBackfill needs pybatsim 3.2.1, which is not installed" in err[0]
     assert "pip install --no-deps pybatsim==3.2.1 procset sortedcontainers docopt" in err[0]
+
+
+# --------------------------------------------- the decoded messages equal the wire's, both ways
+
+json_leaves = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=5),
+    st.floats(allow_nan=False, allow_infinity=False), st.floats(-2e9, 2e9),
+)
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.tuples(inner, inner),
+        st.dictionaries(st.one_of(st.text(max_size=3), st.integers()), inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_what_pybatsim_gets_equals_what_it_would_parse(value) -> None:
+    from batsim_py.protocol import batsim_json
+
+    expected = json.loads(batsim_json.dumps(value))
+    got = batsim_json.as_parsed(value)
+    assert got == expected
+    assert json.dumps(got) == json.dumps(expected)  # same types too (1 vs 1.0, -0.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, st.floats(0, 2e9) | st.integers(0, 10**12))
+def test_what_batsim_py_reads_equals_what_it_would_read_over_the_wire(value, now) -> None:
+    from batsim_py.decision.pybatsim_peer import _decode
+    from batsim_py.protocol.replies import decode_reply
+
+    reply = {"now": now, "events": [
+        {"timestamp": now, "type": "SET_JOB_METADATA",
+         "data": {"job_id": "w0!1", "metadata": "m"}, "extra": value},
+        {"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now}},
+    ]}
+    assert _decode(reply, "pybatsim:x") == decode_reply(json.dumps(reply))
