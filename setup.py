@@ -72,11 +72,9 @@ class BuildPyWithShipped(build_py):
         import shutil
 
         for folder in ("platforms", "workloads"):
-            target = Path(self.build_lib) / "batsim_py" / "shipped" / folder
-            target.mkdir(parents=True, exist_ok=True)
-            for path in sorted((HERE / folder).iterdir()):
-                if path.suffix in (".xml", ".json", ".jsonl") and path.is_file():
-                    shutil.copyfile(path, target / path.name)
+            # whole folders: a platform or workload may refer to files beside it (traces)
+            shutil.copytree(HERE / folder, Path(self.build_lib) / "batsim_py" / "shipped" / folder,
+                            dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def _extensions() -> list:
