@@ -229,3 +229,23 @@ def test_what_batsim_py_reads_equals_what_it_would_read_over_the_wire(value, now
         {"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now}},
     ]}
     assert _decode(reply, "pybatsim:x") == decode_reply(json.dumps(reply))
+
+
+@needs_pybatsim
+@pytest.mark.skipif(shutil.which("pybatsim") is None, reason="the pybatsim command is absent")
+def test_the_documented_command_gives_the_zeromq_outputs(tmp_path: Path, monkeypatch) -> None:
+    """docs/schedulers.md's first `pybatsim:easyBackfill` command, against the same over ZeroMQ."""
+    from test_pybatsim_e2e import run_with_pybatsim  # (rootdir-less import: a sibling file)
+
+    doc = (PROJECT / "docs" / "schedulers.md").read_text()
+    assert ("batsim-py -p platforms/small4.xml -w workloads/delays_small.json \\\n"
+            "      --scheduler pybatsim:easyBackfill") in doc
+    inputs = ["-p", str(PROJECT / "platforms" / "small4.xml"),
+              "-w", str(PROJECT / "workloads" / "delays_small.json")]
+    (tmp_path / "zmq").mkdir()
+    (tmp_path / "inproc").mkdir()
+    assert run_with_pybatsim("easyBackfill", inputs, tmp_path / "zmq") == 0
+    monkeypatch.chdir(tmp_path / "inproc")
+    assert main([*inputs, "--scheduler", "pybatsim:easyBackfill", "-q",
+                 "-e", str(tmp_path / "inproc" / "out")]) == 0
+    identical_outputs(tmp_path / "zmq", tmp_path / "inproc")
