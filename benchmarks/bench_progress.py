@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from yardstick import Yardstick
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = """
@@ -41,6 +43,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     results: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    stick = Yardstick()
+    stick.sample()
     with tempfile.TemporaryDirectory() as tmp:
         workload = os.path.join(tmp, "w.json")
         subprocess.run([sys.executable, "-m", "batsim_py.cli", "generate", workload, "-n",
@@ -57,15 +61,17 @@ def main() -> int:
                                          text=True).stdout
                 wall, cpu = map(float, out.split())
                 results[progress].append((wall, cpu))
+    stick.sample()
     for progress in (False, True):
         walls = [w for w, _ in results[progress]]
         cpus = [c for _, c in results[progress]]
         print(f"progress {'on ' if progress else 'off'}: CPU median {statistics.median(cpus):.2f} s"
-              f", wall median {statistics.median(walls):.2f} s ({args.repeat} runs, "
-              f"{args.jobs:,} jobs)")
+              f", wall median {statistics.median(walls):.2f} s "
+              f"({stick.ratio(statistics.median(walls))}; {args.repeat} runs, {args.jobs:,} jobs)")
     off = statistics.median(c for _, c in results[False])
     on = statistics.median(c for _, c in results[True])
     print(f"cost of the progress line: {100 * (on - off) / off:+.1f} % CPU")
+    print(stick.summary())
     return 0
 
 

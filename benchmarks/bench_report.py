@@ -21,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from yardstick import Yardstick  # noqa: E402 - benchmarks/yardstick.py
+
 
 def simulate(jobs: int, prefix: Path) -> None:
     from batsim_py.decision.inprocess import InProcess
@@ -52,6 +54,8 @@ def main() -> int:
         simulate(args.jobs, prefix)
     html = cache / f"report_{args.jobs}.html"
     walls = []
+    stick = Yardstick()
+    stick.sample()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for _ in range(args.repeat):
         t = time.perf_counter()
@@ -61,6 +65,8 @@ def main() -> int:
     size = html.stat().st_size / 1e6
     print(f"report of {args.jobs:,} jobs: wall median {statistics.median(walls):.1f} s "
           f"(runs: {', '.join(f'{w:.1f}' for w in walls)}), page {size:.1f} MB")
+    stick.sample()
+    print(f"wall median {stick.ratio(statistics.median(walls))}; {stick.summary()}")
     return 0
 
 

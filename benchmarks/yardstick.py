@@ -65,8 +65,8 @@ class Yardstick:
         return min(self.samples)
 
     def ratio(self, seconds: float) -> str:
-        """`seconds` as a multiple of the yardstick, e.g. `4.21 x yardstick`."""
-        return f"{seconds / self.best:.2f} x yardstick"
+        """`seconds` as a multiple of the yardstick, e.g. `4.21 x yardstick` (3 digits)."""
+        return f"{seconds / self.best:.3g} x yardstick"
 
     def summary(self) -> str:
         runs = ", ".join(f"{s:.3f}" for s in self.samples)
