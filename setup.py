@@ -3,13 +3,17 @@
 mypyc (part of mypy) turns type-annotated Python into a C extension with the same behaviour:
 IEEE doubles stay doubles, so outputs are identical, and large runs take about 40% less time.
 Without a C compiler (or if mypyc fails) the install goes on with the pure-Python modules, after
-saying so: `batsim_py.native.compiled_modules()` tells which ones are compiled. Everything else
-is in pyproject.toml.
+saying so; pip shows a build's messages only with -v, so the build also writes why into the
+package (`batsim_py.native.NOT_COMPILED`), which `batsim-py --version` and every run on the
+pure kernel report. `batsim_py.native.compiled_modules()` tells which modules are compiled.
+Everything else is in pyproject.toml.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import os
 import sys
 from pathlib import Path
@@ -32,6 +36,50 @@ def _load_native():
 
 
 NATIVE = _load_native()
+NOT_COMPILED: str | None = None  # why the kernel is not compiled (set by _extensions, build_ext)
+
+
+def _package_dir(command) -> Path:
+    """Where the built package lies: the source tree for an editable or in-place build, else
+    the build tree the wheel is made of."""
+    in_source = getattr(command, "editable_mode", False) or getattr(command, "inplace", False)
+    return HERE / "batsim_py" if in_source else Path(command.build_lib) / "batsim_py"
+
+
+def _write_note(command) -> None:
+    """Leave in the package why the kernel is not compiled (or remove an earlier such note)."""
+    note = _package_dir(command) / NATIVE.NOT_COMPILED
+    if NOT_COMPILED is None:
+        if note.exists():
+            note.unlink()
+    elif note.parent.is_dir():
+        note.write_text(NOT_COMPILED + "\n", encoding="utf-8")
+
+
+def _not_compiled(reason: str) -> None:
+    global NOT_COMPILED
+    NOT_COMPILED = "not compiled at install: " + " ".join(reason.split())[:300]
+    print(f"WARNING: batsim-py: {NOT_COMPILED}; installing the pure-Python modules (same "
+          "results, slower)", file=sys.stderr)
+
+
+class BuildPy(build_py):
+    """Copy the package, with the note saying why the kernel is not compiled (if it is not),
+    and the shipped platforms and workloads (batsim_py/shipped/), so that an installed
+    batsim-py finds them without a checkout (batsim_py/shipped.py). An editable install reads
+    the checkout's folders instead."""
+
+    def run(self) -> None:
+        super().run()
+        _write_note(self)
+        if getattr(self, "editable_mode", False):
+            return
+        import shutil
+
+        for folder in ("platforms", "workloads"):
+            # whole folders: a platform or workload may refer to files beside it (traces)
+            shutil.copytree(HERE / folder, Path(self.build_lib) / "batsim_py" / "shipped" / folder,
+                            dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 class OptionalBuildExt(build_ext):
@@ -42,12 +90,12 @@ class OptionalBuildExt(build_ext):
             super().run()
             self._record_sources()
         except Exception as exc:  # no compiler, no Python headers...
-            print(f"WARNING: batsim-py: compiling the kernel failed ({exc}); installing the "
-                  "pure-Python modules (same results, slower)", file=sys.stderr)
+            _not_compiled(f"compiling the C code failed: {exc}")
             for path in self.get_outputs():  # no half-built set of modules
                 if os.path.exists(path):
                     os.remove(path)
             self.extensions = []
+        _write_note(self)
 
     def _record_sources(self) -> None:
         """Write the hash of each compiled module's source next to the package as installed
@@ -55,47 +103,39 @@ class OptionalBuildExt(build_ext):
         source tree for an editable install, else in the build tree the wheel is made of."""
         if not self.extensions:
             return
-        in_source = getattr(self, "editable_mode", False) or self.inplace
-        package = HERE / "batsim_py" if in_source else Path(self.build_lib) / "batsim_py"
-        (package / NATIVE.RECORD).write_text(NATIVE.record_text(HERE))
+        (_package_dir(self) / NATIVE.RECORD).write_text(NATIVE.record_text(HERE))
 
 
-class BuildPyWithShipped(build_py):
-    """Copy the shipped platforms and workloads into the package (batsim_py/shipped/), so that
-    an installed batsim-py finds them without a checkout (batsim_py/shipped.py). An editable
-    install reads the checkout's folders instead."""
-
-    def run(self) -> None:
-        super().run()
-        if getattr(self, "editable_mode", False):
-            return
-        import shutil
-
-        for folder in ("platforms", "workloads"):
-            target = Path(self.build_lib) / "batsim_py" / "shipped" / folder
-            target.mkdir(parents=True, exist_ok=True)
-            for path in sorted((HERE / folder).iterdir()):
-                if path.suffix in (".xml", ".json", ".jsonl") and path.is_file():
-                    shutil.copyfile(path, target / path.name)
+def _metadata_only() -> bool:
+    """pip runs this file three times per install, twice only for metadata (egg_info,
+    dist_info): mypyc's type check there would only cost time (seconds each)."""
+    commands = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+    return bool(commands) and commands[0] in ("egg_info", "dist_info")
 
 
 def _extensions() -> list:
+    if _metadata_only():
+        return []
     if os.environ.get("BATSIM_PY_PURE"):  # explicit opt-out: pure Python only
+        _not_compiled("BATSIM_PY_PURE was set")
         return []
     try:
         from mypyc.build import mypycify
     except ImportError:
-        print("WARNING: batsim-py: mypyc is not available; installing the pure-Python modules",
-              file=sys.stderr)
+        _not_compiled("mypyc (part of mypy) is not installed in the build environment")
         return []
+    output = io.StringIO()  # mypyc prints its type errors, then exits
     try:
-        return mypycify([NATIVE.source_of(m) for m in NATIVE.COMPILED], opt_level="3",
-                        group_name="batsim_py_kernel")
+        with contextlib.redirect_stdout(output):
+            return mypycify([NATIVE.source_of(m) for m in NATIVE.COMPILED], opt_level="3",
+                            group_name="batsim_py_kernel")
     except (Exception, SystemExit) as exc:  # mypyc exits on a type error: stay pure
-        print(f"WARNING: batsim-py: mypyc failed ({exc}); installing the pure-Python modules",
-              file=sys.stderr)
+        errors = [line for line in output.getvalue().splitlines() if ": error:" in line]
+        _not_compiled(f"mypyc failed: {errors[0] if errors else exc}")
         return []
+    finally:
+        sys.stdout.write(output.getvalue())
 
 
 setup(ext_modules=_extensions(),
-      cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithShipped})
+      cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPy})

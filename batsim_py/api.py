@@ -317,13 +317,36 @@ class Results:
             raise UsageError(f"no output '{name}' (there are: {', '.join(self._texts)})") from None
 
     def frame(self, name: str) -> Any:
-        """Output `name` as a DataFrame: `pandas.read_csv` of the file's text."""
+        """Output `name` as a DataFrame, read from the file's text as `batsim_py.analysis`
+        reads the file (ids and interval sets as strings, times as floats), so its metrics
+        take it as they take the file."""
         frame = self._frames.get(name)
         if frame is None:
             import pandas as pd
 
-            frame = self._frames[name] = pd.read_csv(io.StringIO(self.csv(name)))
+            from batsim_py.analysis import load
+
+            text = io.StringIO(self.csv(name))
+            if name == "jobs":
+                frame = load.read_jobs(text)  # type: ignore[arg-type]
+            elif name == "schedule":
+                frame = pd.read_csv(text, dtype={"batsim_version": str})
+            elif name == "pstate_changes":
+                frame = pd.read_csv(text, dtype={"machine_id": str})
+            else:
+                frame = pd.read_csv(text)
+            self._frames[name] = frame
         return frame
+
+    def analysis_run(self, name: str = "run") -> Any:
+        """These results as a `batsim_py.analysis` run (its metrics, plots and reports)."""
+        from batsim_py.analysis.load import Run
+
+        optional = {k: self.frame(k) if k in self._texts else None
+                    for k in ("machine_states", "pstate_changes", "consumed_energy")}
+        return Run(name, self.jobs, optional["machine_states"],
+                   self.schedule.iloc[0].to_dict(), optional["pstate_changes"],
+                   optional["consumed_energy"], self.sim.nb_compute)
 
     @property
     def jobs(self) -> Any:

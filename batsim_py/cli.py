@@ -43,8 +43,9 @@ FLAGS: tuple[Flag, ...] = (
          "value", "outputs/out", "PREFIX"),
     Flag(("--scheduler",), "run an in-process scheduler instead of connecting to -s "
          "(fcfs, easy, ...; see --list-schedulers), your own class as MODULE:CLASS or "
-         "path/to/file.py:CLASS, or replay:FILE to answer with the replies recorded in a "
-         "transcript", "value", None, "NAME"),
+         "path/to/file.py:CLASS, pybatsim:NAME for a pybatsim 3.2.1 scheduler run in-process "
+         "(options as JSON in --sched-cfg), or replay:FILE to answer with the replies "
+         "recorded in a transcript", "value", None, "NAME"),
     Flag(("--process",), "user SimPy process: MODULE:FUNCTION or path/to/file.py:FUNCTION, "
          "called as FUNCTION(env, sim) before the run (docs/extending.md); repeatable",
          "list", None, "MODULE:FUNCTION"),
@@ -88,7 +89,8 @@ FLAGS: tuple[Flag, ...] = (
          "value", "information", "LEVEL"),
     Flag(("-q", "--quiet"), "same as --verbosity quiet"),
     Flag(("--dump-execution-context",), "print the execution context as JSON and exit"),
-    Flag(("--version",), "print the version and exit"),
+    Flag(("--version",), "print the version and which kernel runs (compiled or pure Python), "
+         "and exit"),
     Flag(("-E", "--energy"), "host energy model (SimGrid's plugin), energy outputs, pstates"),
     Flag(("--events",), "external events file (JSON lines: machine_(un)available, others with "
          "--forward-unknown-events); repeatable", "list", None, "FILE"),
@@ -182,14 +184,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         import importlib
 
         module = importlib.import_module(SUBCOMMANDS[argv[0]])
-        return module.main(argv[1:])
+        try:
+            return module.main(argv[1:])
+        except BrokenPipeError:
+            return _stdout_closed()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse already printed the usage line
         return EXIT_USAGE if exc.code else 0
-    level = logging.WARNING if args.quiet or args.verbosity == "quiet" else (
-        logging.DEBUG if args.verbosity == "debug" else logging.INFO)
+    # As Batsim 4.2.1: quiet and network-only show errors only, network-only adds every
+    # protocol message (batsim_py.network, as Batsim's `network` category), which information
+    # and debug show too (decision/message_log.py).
+    verbosity = "quiet" if args.quiet else args.verbosity
+    level = {"quiet": logging.ERROR, "network-only": logging.ERROR,
+             "debug": logging.DEBUG}.get(verbosity, logging.INFO)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("batsim_py.network").setLevel(
+        logging.INFO if verbosity == "network-only" else logging.NOTSET)
     for handler in logging.getLogger().handlers:  # user text in log lines stays on one line
         handler.setFormatter(OneLineFormatter("%(levelname)s %(name)s: %(message)s"))
     _STOP.clear()
@@ -210,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             what = "nothing was written (stopped before the simulation)"
         print(f"batsim-py: interrupted by {name}: {what}", file=sys.stderr)
         return code
+    except BrokenPipeError:
+        return _stdout_closed()
     except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
         logging.getLogger("batsim_py").debug("internal error", exc_info=True)
         print(
@@ -222,6 +235,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _STOP:  # (after a stop, later signals stay ignored until the process exits)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+
+def _stdout_closed() -> int:
+    """The reader of our output went away (`batsim-py --list-examples | head -1`): stop quietly,
+    as Unix tools do, instead of reporting an internal error; output files are not stdout."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+    except (OSError, ValueError):
+        pass
+    return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
 
 
 _STOP: list[int] = []  # the signal that stopped the run (at most one)
@@ -253,7 +278,9 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     from batsim_py.schedulers import scheduler_names
 
     if args.version:
-        print(__version__)
+        from batsim_py.native import kernel_label
+
+        print(f"batsim-py {__version__} ({kernel_label()})")
         return 0
     if args.simgrid_version:
         print("none: batsim-py reimplements the SimGrid 3.32 models Batsim 4.2.1 uses "
@@ -400,6 +427,7 @@ def _scheduler_options(args: argparse.Namespace) -> dict[str, Any]:
 def make_decision_process(args: argparse.Namespace) -> Any:
     """The peer the engine talks to: in-process, replayed transcript or ZeroMQ."""
     from batsim_py.decision.inprocess import InProcess
+    from batsim_py.decision.message_log import with_message_log
     from batsim_py.decision.transcript import RecordingPeer, ReplayPeer
     from batsim_py.decision.zmq_peer import ZmqPeer
     from batsim_py.schedulers import get_scheduler
@@ -416,8 +444,15 @@ def make_decision_process(args: argparse.Namespace) -> Any:
                            command=args.scheduler_command)
     elif args.scheduler.startswith("replay:"):
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
+    elif args.scheduler.startswith("pybatsim:"):
+        from batsim_py.decision.pybatsim_peer import PybatsimPeer
+
+        decision = PybatsimPeer(args.scheduler[len("pybatsim:"):], _scheduler_options(args))
     else:
         decision = InProcess(get_scheduler(args.scheduler, _scheduler_options(args)))
+    decision = with_message_log(decision, "quiet" if args.quiet else args.verbosity,
+                                external=args.scheduler is None
+                                or args.scheduler.startswith("replay:"))
     if args.record_transcript:
         try:
             decision = RecordingPeer(decision, args.record_transcript)

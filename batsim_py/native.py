@@ -7,6 +7,10 @@ a wheel install writes sources after extensions); a module whose source no longe
 imported from the source instead, with a warning saying how to rebuild. `BATSIM_PY_PURE=1` in
 the environment runs every module from its source (the reference behaviour; benchmarks use it
 to show what the compilation buys).
+
+A failed compilation must not go unnoticed (pip hides the build's warnings): the build writes
+why into `_kernel_not_compiled.txt`, `batsim-py --version` names the kernel, and a run on the
+pure kernel that was not asked for logs one line saying how to compile it (`log_kernel`).
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import logging
 import os
 import sys
 import warnings
 from pathlib import Path
 
 RECORD = "_kernel_sources.txt"  # written by setup.py's build (`record_text`)
+# Written by setup.py's build instead when it could not compile the kernel: why (one line).
+NOT_COMPILED = "_kernel_not_compiled.txt"
 # The modules setup.py compiles (it loads this file): the hot paths of a run.
 COMPILED = (
     "batsim_py.sim.engine",
@@ -108,6 +115,8 @@ def choose_modules() -> None:
         expected = recorded[top].get(name)  # (None: nothing recorded, cannot tell)
         if expected is not None and expected != source_hash(source):
             changed.append(source)
+    global _stale
+    _stale = bool(changed) and not pure
     if changed and not pure:
         warnings.warn(
             f"batsim-py: {', '.join(map(str, changed))} changed since compiled; running the "
@@ -116,6 +125,10 @@ def choose_modules() -> None:
         )
     if sources and (pure or changed):
         sys.meta_path.insert(0, _SourceFinder(sources))
+
+
+_stale = False  # choose_modules found edited sources (and warned): they run instead
+_logged = False  # log_kernel's line is given once per process
 
 
 def compiled_modules() -> list[str]:
@@ -130,8 +143,42 @@ def compiled_modules() -> list[str]:
 
 
 def kernel_label() -> str:
-    """One line for benchmark reports: which kernel ran."""
+    """One line for `--version` and benchmark reports: which kernel runs, and why it is the
+    pure one when it is."""
     names = compiled_modules()
-    if not names:
-        return "kernel: pure Python"
-    return "kernel: compiled by mypyc (" + ", ".join(n.rpartition(".")[2] for n in names) + ")"
+    if names:
+        return ("kernel: compiled by mypyc ("
+                + ", ".join(n.rpartition(".")[2] for n in names) + ")")
+    return f"kernel: pure Python ({_why_pure()})"
+
+
+def _why_pure() -> str:
+    if os.environ.get("BATSIM_PY_PURE"):
+        return "BATSIM_PY_PURE is set"
+    if _stale:
+        return "its sources changed since compiled"
+    try:
+        note = (Path(__file__).parent / NOT_COMPILED).read_text(encoding="utf-8").strip()
+    except OSError:
+        note = ""
+    return note or "not compiled: run from a source tree, or installed without the build step"
+
+
+def pure_kernel_notice() -> str | None:
+    """The line a run logs when it runs the pure kernel nobody asked for; None otherwise
+    (compiled, BATSIM_PY_PURE set, or edited sources, which `choose_modules` warned about)."""
+    if os.environ.get("BATSIM_PY_PURE") or _stale or compiled_modules():
+        return None
+    return (f"running the pure-Python kernel, slower than the compiled one ({_why_pure()}); "
+            "to compile it, reinstall from the checkout with `pip install -v .` (or -v -e .), "
+            "which shows why compiling fails (it needs a C compiler and Python's headers); "
+            "BATSIM_PY_PURE=1 runs the pure kernel without this notice")
+
+
+def log_kernel(logger: logging.Logger) -> None:
+    """Log the pure-kernel notice (warning), once per process."""
+    global _logged
+    notice = pure_kernel_notice()
+    if notice is not None and not _logged:
+        _logged = True
+        logger.warning(notice)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import BatsimPyError, OutputError
+from batsim_py.native import log_kernel
 from batsim_py.output.files import check_prefix, write_outputs
 from batsim_py.output.report import OutputReport
 from batsim_py.platform.machines import build_machines
@@ -108,6 +109,7 @@ def execute(sim: Simulation, spec: RunSpec, t0: float,
     report = OutputReport() if report is None else report
     decision = sim.decision
     prefix = spec.options.export_prefix
+    log_kernel(log)  # a pure kernel nobody asked for: say so, and how to compile it
 
     def write(only: frozenset[str] | None = None) -> None:
         if only is None:

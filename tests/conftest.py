@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from batsim_py import native
+
 PROJECT = Path(__file__).resolve().parents[1]
 REFERENCE = PROJECT.parent / "shared" / "reference"
+
+# A tree without compiled modules (a checkout not installed, a failed build) runs the pure
+# kernel, which every run would otherwise report on stderr (batsim_py/native.py): the tests,
+# and the programs they start, take it as asked for. tests/test_native.py tests the notice.
+if not native.compiled_modules():
+    os.environ.setdefault("BATSIM_PY_PURE", "1")
 
 
 @pytest.fixture

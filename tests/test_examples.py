@@ -116,3 +116,28 @@ def test_results_frames_have_the_output_files_columns(tmp_path):
         header = Path(f"{prefix}_{name}.csv").read_text().splitlines()[0]
         assert list(results.frame(name).columns) == header.split(",")
         assert results.csv(name) == Path(f"{prefix}_{name}.csv").read_text() or name == "schedule"
+
+
+def test_results_go_through_the_analysis_metrics_as_the_files_do(tmp_path):
+    from batsim_py.analysis.load import load_run, read_jobs
+    from batsim_py.analysis.metrics import job_metrics
+
+    prefix = tmp_path / "out"
+    results = batsim_py.simulate(SMALL4, [DELAYS], scheduler="easy", export=str(prefix))
+    from_file = read_jobs(f"{prefix}_jobs.csv")
+    assert results.jobs.dtypes.to_dict() == from_file.dtypes.to_dict()
+    assert job_metrics(results.jobs, 4) == job_metrics(from_file, 4)
+    run = results.analysis_run("api")
+    assert run.nb_machines == 4
+    assert run.schedule["makespan"] == load_run(str(prefix)).schedule["makespan"]
+
+
+def test_objects_instead_of_files():
+    from batsim_py.platform.reader import load_platform
+    from batsim_py.schedulers import EasyBackfill
+    from batsim_py.workload.reader import load_workload
+
+    by_files = batsim_py.simulate(SMALL4, [DELAYS], scheduler="easy")
+    by_objects = batsim_py.simulate(load_platform(SMALL4), [load_workload(DELAYS, "w0")],
+                                    scheduler=EasyBackfill())
+    assert by_objects.csv("jobs") == by_files.csv("jobs")

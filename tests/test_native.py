@@ -4,6 +4,7 @@ compiled module older than its source is never used."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.machinery
 import os
 import subprocess
@@ -80,7 +81,8 @@ def test_compiled_modules_type_check(tmp_path: Path) -> None:
     leave it pure Python (the install only warns), so it fails here."""
     api = pytest.importorskip("mypy.api")
     files = [str(PROJECT / native.source_of(name)) for name in native.COMPILED]
-    out, err, status = api.run([*files, "--cache-dir", str(tmp_path / "cache")])
+    out, err, status = api.run([*files, "--config-file", str(PROJECT / "pyproject.toml"),
+                                "--cache-dir", str(tmp_path / "cache")])
     assert status == 0, out + err
 
 
@@ -149,3 +151,99 @@ def test_one_changed_source_sends_the_whole_group_to_sources(tmp_path: Path,
     import fakepkg_native.other
 
     assert fakepkg_native.mod.WHERE == fakepkg_native.other.WHERE == "source"
+
+
+# -- a fresh install compiles, and a pure kernel does not go unnoticed ----------------------
+
+
+def test_compiled_modules_type_check_as_pip_builds_them(tmp_path: Path) -> None:
+    """pip builds in an isolated environment holding only the build requirements: mypyc's
+    type check must pass there. A fresh install stayed pure Python, silently, when it did not
+    (numpy missing for sharing/solver.py; later the Python API's pandas and simpy)."""
+    import re
+
+    api = pytest.importorskip("mypy.api")
+    tomllib = pytest.importorskip("tomllib")  # (Python 3.11+)
+    requires = tomllib.loads((PROJECT / "pyproject.toml").read_text())["build-system"][
+        "requires"]
+    names = [re.split(r"[<>=!~ \[;]", r)[0] for r in requires]
+    # A Python whose site-packages holds the build requirements' libraries and nothing else.
+    venv = tmp_path / "build-env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; "
+                           "print(sysconfig.get_paths()['purelib'])"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    for name in names:
+        if name in ("setuptools", "mypy"):  # the build's tools, not libraries it reads
+            continue
+        module = importlib.import_module(name)
+        Path(site, name).symlink_to(Path(module.__file__).parent)
+    files = [str(PROJECT / native.source_of(name)) for name in native.COMPILED]
+    out, err, status = api.run([*files, "--config-file", str(PROJECT / "pyproject.toml"),
+                                "--python-executable", str(python),
+                                "--cache-dir", str(tmp_path / "cache")])
+    assert status == 0, out + err
+
+
+def test_version_names_the_kernel() -> None:
+    out = subprocess.run([sys.executable, "-m", "batsim_py.cli", "--version"], cwd=PROJECT,
+                         check=True, capture_output=True, text=True).stdout
+    assert out.startswith("batsim-py 0.1.0 (kernel: ")
+    expected = "compiled by mypyc" if native.compiled_modules() else "pure Python"
+    assert expected in out
+
+
+def _run_logs(monkeypatch, caplog, tmp_path: Path, compiled: list[str]) -> list[str]:
+    from batsim_py.cli import main
+
+    monkeypatch.setattr(native, "compiled_modules", lambda: compiled)
+    monkeypatch.setattr(native, "_logged", False)
+    monkeypatch.setattr(native, "_stale", False)
+    monkeypatch.chdir(PROJECT)
+    with caplog.at_level("INFO"):
+        for _ in range(2):  # (once per process)
+            assert main(["-p", "platforms/small4.xml", "-w", "workloads/delays_small.json",
+                         "--scheduler", "fcfs", "-e", str(tmp_path / "out")]) == 0
+    return [r.getMessage() for r in caplog.records if "pure-Python kernel" in r.getMessage()]
+
+
+def test_a_run_on_the_pure_kernel_says_so_once(monkeypatch, caplog, tmp_path: Path) -> None:
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    lines = _run_logs(monkeypatch, caplog, tmp_path, compiled=[])
+    assert len(lines) == 1
+    assert "pure-Python kernel" in lines[0] and "pip install -v ." in lines[0]
+    assert "BATSIM_PY_PURE=1" in lines[0]
+
+
+def test_no_notice_when_asked_for_or_compiled(monkeypatch, caplog, tmp_path: Path) -> None:
+    monkeypatch.setenv("BATSIM_PY_PURE", "1")
+    assert _run_logs(monkeypatch, caplog, tmp_path, compiled=[]) == []
+    monkeypatch.delenv("BATSIM_PY_PURE")
+    assert _run_logs(monkeypatch, caplog, tmp_path, compiled=list(native.COMPILED)) == []
+
+
+def test_the_build_leaves_why_it_did_not_compile(tmp_path: Path, monkeypatch) -> None:
+    """setup.py writes the reason into the built package; the kernel label reports it."""
+    import shutil
+
+    tree = tmp_path / "tree"  # (a copy: the build leaves files beside setup.py)
+    tree.mkdir()
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(PROJECT / name, tree / name)
+    for name in ("platforms", "workloads"):  # (the build ships their files: none here)
+        (tree / name).mkdir()
+    shutil.copytree(PROJECT / "batsim_py", tree / "batsim_py",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "_kernel_*"))
+    built = tmp_path / "built"
+    env = dict(os.environ, BATSIM_PY_PURE="1")
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(built)],
+                   cwd=tree, env=env, check=True, capture_output=True)
+    note = (built / "batsim_py" / native.NOT_COMPILED).read_text()
+    assert note.strip() == "not compiled at install: BATSIM_PY_PURE was set"
+    monkeypatch.setattr(native, "__file__", str(built / "batsim_py" / "native.py"))
+    monkeypatch.setattr(native, "compiled_modules", lambda: [])
+    monkeypatch.setattr(native, "_stale", False)
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    assert native.kernel_label() == ("kernel: pure Python (not compiled at install: "
+                                     "BATSIM_PY_PURE was set)")

@@ -4,8 +4,9 @@ Knowing the scheduler's process lets batsim-py see at once that it exited (befor
 socket, or in the middle of a run) instead of waiting for a timeout, and stop it when the run
 is over. The command is split like a shell line (`shlex`) and run without a shell, in its own
 session, so a Ctrl-C in the terminal reaches batsim-py only: batsim-py writes its outputs, then
-stops the scheduler itself. Its stdout and stderr are the terminal's: the user sees its
-messages (and its traceback if it crashes).
+stops the scheduler itself; on Linux the scheduler also gets SIGTERM if batsim-py is killed
+(SIGKILL included). Its stdout and stderr are the terminal's: the user sees its messages (and
+its traceback if it crashes).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import shlex
 import signal
 import subprocess
+from collections.abc import Callable
 
 from batsim_py.errors import UsageError
 
@@ -36,7 +38,8 @@ class ChildScheduler:
         self.command = command
         try:
             self.process = subprocess.Popen(argv, start_new_session=True,
-                                            stdin=subprocess.DEVNULL)
+                                            stdin=subprocess.DEVNULL,
+                                            preexec_fn=_death_signal())
         except OSError as exc:
             raise UsageError(
                 f"--scheduler-command: cannot start '{argv[0]}' ({exc.strerror}); check the "
@@ -80,3 +83,17 @@ class ChildScheduler:
             os.killpg(self.process.pid, sig)  # its session: its own children too
         except OSError:
             pass  # already gone
+
+
+def _death_signal() -> Callable[[], None] | None:
+    """A function for the child, before exec (Linux): SIGTERM it if batsim-py dies, even by
+    SIGKILL, so that no scheduler is left running. None elsewhere (batsim-py stops it on
+    every exit it sees). Loaded here, in the parent: the child only calls into libc."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    sigterm = int(signal.SIGTERM)
+    return lambda: prctl(1, sigterm, 0, 0, 0)  # PR_SET_PDEATHSIG

@@ -111,7 +111,7 @@ class KernelEnvironment(simpy.Environment):
 
     def run(self, until: Any = None) -> Any:
         """Run the whole simulation (`Simulator.run(until)`): only from outside it."""
-        if self.runner is None or self._engine.now > 0 or self._drivers:
+        if self.runner is None or self._driver is not None or self.closed:
             raise UserCodeError(
                 "env.run() runs the simulation from outside it (as Simulator.run does); SimPy "
                 "processes wait with yield, and end the simulation with sim.stop()"

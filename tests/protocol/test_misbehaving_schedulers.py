@@ -264,8 +264,38 @@ def test_scheduler_command_is_stopped_after_an_error(tmp_path: Path) -> None:
     result = run_cli(tmp_path, "-s", endpoint, "--scheduler-command", command("-c", script),
                      limit=QUICK)
     assert_clean_failure(result, tmp_path, "scheduler reply")
-    pid = int(pidfile.read_text())
-    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+    assert gone(int(pidfile.read_text()))
+
+
+def gone(pid: int) -> bool:
+    """The process exited (a zombie counts: this sandbox's PID 1 may not reap orphans)."""
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "zombie" in status.read_text()
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_scheduler_command_does_not_outlive_a_killed_batsim_py(tmp_path: Path) -> None:
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    pidfile, marker = tmp_path / "pid", tmp_path / "waiting"
+    script = (f"import os, sys; open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
+              f"sys.argv = ['f', {endpoint!r}, 'silent', {str(marker)!r}]; "
+              f"exec(open({str(FAKE)!r}).read())")
+    proc = subprocess.Popen([*CLI, *ARGS, "-s", endpoint, "-e", str(tmp_path / "out"), "-q",
+                             "--scheduler-command", command("-c", script)])
+    try:
+        wait_for(marker)
+        proc.kill()  # SIGKILL: batsim-py cannot stop the scheduler itself
+        proc.wait()
+        pid = int(pidfile.read_text())
+        deadline = time.monotonic() + QUICK
+        while not gone(pid):
+            assert time.monotonic() < deadline, "the scheduler outlived batsim-py"
+            time.sleep(0.05)
+    finally:
+        stop(proc)
 
 
 # -- flags ------------------------------------------------------------------------------------

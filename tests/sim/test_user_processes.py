@@ -261,7 +261,7 @@ def test_signals_and_state_reads(tmp_path):
     assert seen["calls"] > 20
     assert 1 <= seen["max_running"] <= 4
     record = first["record"]
-    row = results.jobs[results.jobs.job_id == int(record.job.name)].iloc[0]
+    row = results.jobs[results.jobs.job_id == record.job.name].iloc[0]
     assert row.final_state == record.final_state == "COMPLETED_SUCCESSFULLY"
     assert first["now"] >= record.end_time
     assert set(first["states"]) <= {"idle", "computing"}
@@ -350,3 +350,60 @@ def test_sources_created_during_the_run():
     results = sim.run()
     assert results.schedule.time_unavailable[0] == pytest.approx(200, rel=1e-3)
     assert "already told that no more jobs will come" in late["error"]
+
+
+def test_generic_events_reach_the_scheduler():
+    from batsim_py.decision.events import Notify
+    from batsim_py.schedulers import get_scheduler
+
+    class Recording:
+        """EASY, recording the NOTIFY events it is handed."""
+
+        def __init__(self):
+            self.inner = get_scheduler("easy")
+            self.notes = []
+
+        def exchange(self, now, events):
+            self.notes += [(now, e) for e in events if isinstance(e, Notify)]
+            return self.inner.exchange(now, events)
+
+        def close(self):
+            pass
+
+    scheduler = Recording()
+    sim = batsim_py.Simulator(PLATFORM, [WORKLOAD], scheduler=scheduler)
+    source = sim.event_source()
+
+    def cap(env, sim):
+        yield source.ready
+        yield env.timeout(42)
+        yield source.generic({"type": "power_cap", "watts": 1200})
+
+    sim.process(cap)
+    sim.run()
+    generic = [(t, e) for t, e in scheduler.notes if e.type == "generic"]
+    assert len(generic) == 1
+    t, event = generic[0]
+    assert event.data == {"type": "power_cap", "watts": 1200}
+    assert 42 < t < 42.001  # posted at 42, received after Batsim's message delay
+    kinds = [e.type for _, e in scheduler.notes]
+    assert "no_more_external_event_to_occur" in kinds  # the source was closed at the end
+
+
+def test_env_run_runs_the_simulation_from_outside_only():
+    sim = batsim_py.Simulator(PLATFORM, [WORKLOAD], scheduler="easy")
+    env = sim.env
+    errors = []
+
+    def tries_to_run(env, sim):
+        yield env.timeout(1)
+        try:
+            env.run()
+        except batsim_py.api.UserCodeError as exc:
+            errors.append(str(exc))
+
+    sim.process(tries_to_run)
+    env.run(until=50)  # SimPy's spelling of Simulator.run(until=50)
+    results = sim.results
+    assert results.stopped and results.end_time == pytest.approx(50)
+    assert len(errors) == 1 and "from outside" in errors[0]
