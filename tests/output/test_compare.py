@@ -10,7 +10,7 @@ import pytest
 from batsim_py.errors import UsageError
 from batsim_py.output.compare import compare, locate, main
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 
 JOBS = """\
 job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata
