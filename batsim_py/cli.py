@@ -183,7 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         import importlib
 
         module = importlib.import_module(SUBCOMMANDS[argv[0]])
-        return module.main(argv[1:])
+        try:
+            return module.main(argv[1:])
+        except BrokenPipeError:
+            return _stdout_closed()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse already printed the usage line
@@ -217,6 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             what = "nothing was written (stopped before the simulation)"
         print(f"batsim-py: interrupted by {name}: {what}", file=sys.stderr)
         return code
+    except BrokenPipeError:
+        return _stdout_closed()
     except Exception as exc:  # a bug in batsim-py: still one line, the traceback in debug
         logging.getLogger("batsim_py").debug("internal error", exc_info=True)
         print(
@@ -229,6 +234,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _STOP:  # (after a stop, later signals stay ignored until the process exits)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+
+def _stdout_closed() -> int:
+    """The reader of our output went away (`batsim-py --list-examples | head -1`): stop quietly,
+    as Unix tools do, instead of reporting an internal error; output files are not stdout."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+    except (OSError, ValueError):
+        pass
+    return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
 
 
 _STOP: list[int] = []  # the signal that stopped the run (at most one)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from types import TracebackType
 from typing import Any, TextIO
 
@@ -35,6 +36,8 @@ class ProgressDisplay:
                                         daemon=True)
         self._bar: Any = None
         self._lock = threading.Lock()
+        self.cpu_seconds = 0.0  # CPU time the display's thread used (its whole cost but GIL
+        # hand-overs), known once the display is closed
 
     def _total(self) -> int | None:
         """Jobs of the workloads (dynamic jobs come on top: then the total is unknown)."""
@@ -43,10 +46,16 @@ class ProgressDisplay:
         return sum(len(w.jobs) for w in self.sim.workloads)
 
     def _loop(self) -> None:
-        from tqdm import tqdm
+        try:
+            self._show()
+        finally:
+            self.cpu_seconds = time.thread_time()
 
+    def _show(self) -> None:
         if self._stop.wait(self.delay):
             return
+        from tqdm import tqdm
+
         with self._lock:
             if self._stop.is_set():
                 return

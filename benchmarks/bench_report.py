@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -51,16 +52,22 @@ def main() -> int:
     if not Path(f"{prefix}_jobs.csv").exists():
         simulate(args.jobs, prefix)
     html = cache / f"report_{args.jobs}.html"
-    walls = []
+    walls, cpus = [], []
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    load = os.getloadavg()[0]
     for _ in range(args.repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run([sys.executable, "-m", "batsim_py.cli", "report", str(prefix), "-o",
                         str(html)], check=True, env=env, stdout=subprocess.DEVNULL)
         walls.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     size = html.stat().st_size / 1e6
     print(f"report of {args.jobs:,} jobs: wall median {statistics.median(walls):.1f} s "
-          f"(runs: {', '.join(f'{w:.1f}' for w in walls)}), page {size:.1f} MB")
+          f"(runs: {', '.join(f'{w:.1f}' for w in walls)}), CPU median "
+          f"{statistics.median(cpus):.1f} s, page {size:.1f} MB; machine load average "
+          f"{load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 
 

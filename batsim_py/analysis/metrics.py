@@ -96,8 +96,9 @@ def job_metrics(
     jobs = normalize_jobs(jobs)
     states = jobs["final_state"]
     out: dict[str, float] = {"nb_jobs": len(jobs)}
+    counts = states.value_counts()
     for key, state in FINAL_STATES.items():
-        out[key] = int((states == state).sum())
+        out[key] = int(counts.get(state, 0))
     ran = (states != "REJECTED").to_numpy() & jobs["starting_time"].notna().to_numpy()
     start = jobs["starting_time"].to_numpy()[ran]
     finish = jobs["finish_time"].to_numpy()[ran]
@@ -168,13 +169,17 @@ def run_energy(run: Run, horizon: float) -> float | None:
 
 
 def run_metrics(run: Run, tau: float = BSLD_THRESHOLD) -> dict[str, float]:
-    """The metrics of a whole run."""
+    """The metrics of a whole run (computed once per jobs table and tau)."""
     jobs = run.jobs
+    key = (id(jobs), tau)
+    if key in run._metrics:
+        return dict(run._metrics[key])
     horizon = _makespan(jobs)
-    return job_metrics(jobs, run.nb_machines or 0, horizon=horizon,
+    run._metrics[key] = job_metrics(jobs, run.nb_machines or 0, horizon=horizon,
                        unavailable=unavailable_time(run, horizon),
                        energy=run_energy(run, horizon),
                        tau=tau, sizes=allocation_sizes(run))
+    return dict(run._metrics[key])
 
 
 def workload_metrics(run: Run, tau: float = BSLD_THRESHOLD) -> pd.DataFrame:

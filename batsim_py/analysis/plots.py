@@ -160,14 +160,19 @@ def _gantt_image(start: np.ndarray, finish: np.ndarray, lo: np.ndarray, hi: np.n
     b1 = np.clip(np.floor(x1).astype(np.int64), 0, width - 1)
     r0, r1 = lo // group, hi // group + 1
     weight = (hi - lo + 1) / ((r1 - r0) * group)  # share of the rows' machines covered
-    image = np.ones((height, width, 3))
+    covers = []
     for c, colour in enumerate(colours):
         mask = cat == c
-        if not mask.any():
-            continue
-        cover = _coverage(x0[mask], x1[mask], b0[mask], b1[mask], r0[mask], r1[mask],
-                          weight[mask], height, width)
-        image -= np.clip(cover, 0, 1)[:, :, None] * (1 - np.array(to_rgb(colour)))
+        if mask.any():
+            covers.append((_coverage(x0[mask], x1[mask], b0[mask], b1[mask], r0[mask],
+                                     r1[mask], weight[mask], height, width), colour))
+    # Shared machines (--enable-compute-sharing) can be covered more than once: scale down.
+    total = np.maximum(1.0, sum((np.clip(cover, 0, None) for cover, _ in covers),
+                                np.zeros((height, width))))
+    image = np.ones((height, width, 3))
+    for cover, colour in covers:
+        share = np.clip(cover, 0, None) / total
+        image -= share[:, :, None] * (1 - np.array(to_rgb(colour)))
     return np.clip(image, 0, 1)
 
 
@@ -353,10 +358,15 @@ def comparison(runs: Sequence[Run]) -> Figure:
             ax.set_ylim(0, 1.1)
     ax = fig.add_subplot(grid[2, :])
     end = max(m["makespan"] for m in metrics) or 1.0
+
+    def _makespan_of(run: Run) -> float:
+        return metrics[runs.index(run)]["makespan"]
+
     x = np.linspace(0.0, end, BINS + 1)
     for run, colour in zip(runs, colours, strict=True):
         t, busy = busy_machines(run)
         share = bin_average(t, busy, x) / (run.nb_machines or 1)
+        share[x[:-1] >= _makespan_of(run)] = np.nan  # the run is over: no line
         ax.step(x, np.append(share, 0.0), where="post", color=colour, label=run.name,
                 linewidth=0.9)
     ax.set_xlim(0, end)

@@ -51,7 +51,7 @@ def load_runs(paths: Sequence[str]) -> list[Run]:
         seen[name] = seen.get(name, 0) + 1
         if seen[name] > 1:
             name = f"{name} #{seen[name]}"
-        runs.append(load_run(path, name))
+        runs.append(load_run(path, name, minimal=True))
     return runs
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +11,15 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def simulate(out: Path, jobs: list[dict], *, platform: str = "small4.xml", scheduler: str = "fcfs",
-             extra: tuple[str, ...] = (), workloads: list[list[dict]] | None = None) -> str:
-    """Run batsim-py (ideal timing: dates exactly as written) and return the output prefix."""
-    args = [sys.executable, "-m", "batsim_py.cli", "-p", str(PROJECT / "platforms" / platform),
-            "--scheduler", scheduler, "--timing", "ideal", "-q", "-e", str(out / "out"), *extra]
+             energy: bool = False, workloads: list[list[dict]] | None = None) -> str:
+    """Run batsim-py in-process (ideal timing: dates exactly as written); return the output
+    prefix. The CLI path is exercised by the report/stats tests on these outputs."""
+    from batsim_py.decision.inprocess import InProcess
+    from batsim_py.run import RunSpec, run_simulation
+    from batsim_py.schedulers import get_scheduler
+    from batsim_py.sim.options import Options
+
+    paths = []
     for i, wl in enumerate(workloads or [jobs]):
         profiles = {f"d{j['delay']}": {"type": "delay", "delay": j["delay"]} for j in wl}
         path = out / f"w{i}.json"
@@ -27,9 +30,12 @@ def simulate(out: Path, jobs: list[dict], *, platform: str = "small4.xml", sched
                      for j in wl],
             "profiles": profiles,
         }))
-        args += ["-w", str(path)]
-    subprocess.run(args, check=True, cwd=PROJECT, timeout=120)
-    return str(out / "out")
+        paths.append(str(path))
+    prefix = str(out / "out")
+    run_simulation(RunSpec(str(PROJECT / "platforms" / platform), paths,
+                           Options(export_prefix=prefix, timing="ideal", energy=energy)),
+                   InProcess(get_scheduler(scheduler)))
+    return prefix
 
 
 # j1 takes 2 machines at 0; j2 needs all 4 and waits for j1; FCFS keeps j3 and j4 behind j2;
@@ -45,3 +51,15 @@ FOUR_JOBS = [
 @pytest.fixture(scope="session")
 def four_jobs(tmp_path_factory: pytest.TempPathFactory) -> str:
     return simulate(tmp_path_factory.mktemp("four"), FOUR_JOBS)
+
+
+@pytest.fixture(scope="session")
+def four_jobs_easy(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return simulate(tmp_path_factory.mktemp("easy"), FOUR_JOBS, scheduler="easy")
+
+
+@pytest.fixture(scope="session")
+def four_jobs_energy(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The four jobs on energy8 (8 machines, -E)."""
+    return simulate(tmp_path_factory.mktemp("energy"), FOUR_JOBS, platform="energy8.xml",
+                    energy=True)

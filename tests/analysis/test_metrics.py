@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -62,7 +63,7 @@ def test_energy_by_hand(tmp_path) -> None:
     # energy8: 8 hosts idling at 95 W in pstate 0; a delay job is a sleep, so the hosts stay
     # idle: E(T) = 8 * 95 W * 100 s, mean power 760 W, the job's own energy 2 * 95 * 100.
     prefix = simulate(tmp_path, [{"id": "j", "subtime": 0, "res": 2, "delay": 100}],
-                      platform="energy8.xml", extra=("-E",))
+                      platform="energy8.xml", energy=True)
     run = load_run(prefix)
     m = run_metrics(run)
     assert m["energy_joules"] == pytest.approx(8 * 95 * 100)
@@ -108,3 +109,27 @@ def test_missing_column_is_named(tmp_path) -> None:
         read_jobs(str(bad))
     with pytest.raises(AnalysisError, match="no Batsim output"):
         load_run(str(tmp_path / "nothing"))
+
+
+def test_python_api_results_give_the_metrics_of_the_files(tmp_path) -> None:
+    """The metrics take the Python API's DataFrames as they take the files."""
+    import batsim_py
+    from batsim_py.analysis import Run
+
+    project = Path(__file__).resolve().parents[2]
+    results = batsim_py.simulate(str(project / "platforms" / "small4.xml"),
+                                 [str(project / "workloads" / "delays_small.json")],
+                                 scheduler="easy")
+    results.write(str(tmp_path / "out"))
+    from_api = Run.from_results(results, "api")
+    assert from_api.nb_machines == 4
+    assert run_metrics(from_api) == run_metrics(load_run(str(tmp_path / "out")))
+    assert job_metrics(results.jobs, 4) == run_metrics(from_api)
+
+
+def test_one_machine_allocations_read_as_numbers() -> None:
+    # pandas reads "3" as a number, and a rejected job's empty cell as NaN
+    jobs = _frame([("1", "w0", 0.0, "COMPLETED_SUCCESSFULLY", 0.0, 10.0, 10.0, 3),
+                   ("2", "w0", 0.0, "REJECTED", math.nan, math.nan, math.nan, math.nan)])
+    m = job_metrics(jobs, 4)
+    assert m["utilisation"] == pytest.approx(10 / 40)

@@ -14,8 +14,6 @@ from matplotlib.image import AxesImage, imread
 
 from batsim_py.analysis import Run, load_run, plots
 
-from .conftest import FOUR_JOBS, simulate
-
 
 def _png(fig) -> np.ndarray:
     data = plots.png_bytes(fig)
@@ -109,14 +107,13 @@ def test_utilisation_queue_and_machine_states(four_jobs: str) -> None:
     assert _inked(_png(fig)) > 0.2
 
 
-def test_power_energy(tmp_path) -> None:
-    prefix = simulate(tmp_path, FOUR_JOBS[:2], platform="energy8.xml", extra=("-E",))
-    run = load_run(prefix)
+def test_power_energy(four_jobs_energy: str) -> None:
+    run = load_run(four_jobs_energy)
     fig = plots.power_energy(run)
     assert fig is not None
     top, bottom = fig.axes
     assert max(top.lines[0].get_ydata()) == pytest.approx(8 * 95)
-    # 8 machines: j1 [0,100) and j2 [10,60) run at once; the hosts idle at 95 W throughout
+    # 8 machines: no job waits, the last ends at 100; delay jobs leave the hosts idle at 95 W
     assert bottom.lines[0].get_ydata()[-1] == pytest.approx(8 * 95 * 100)
     assert _inked(_png(fig)) > 0.1
 
@@ -127,8 +124,8 @@ def test_no_energy_no_machine_states_give_none() -> None:
     assert plots.machine_states(run) is None
 
 
-def test_comparison(four_jobs: str, tmp_path) -> None:
-    easy = load_run(simulate(tmp_path, FOUR_JOBS, scheduler="easy"), "easy")
+def test_comparison(four_jobs: str, four_jobs_easy: str) -> None:
+    easy = load_run(four_jobs_easy, "easy")
     fcfs = load_run(four_jobs, "fcfs")
     fig = plots.comparison([fcfs, easy])
     assert len(fig.axes) == 5

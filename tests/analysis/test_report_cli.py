@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 from matplotlib.image import imread
 
-from .conftest import FOUR_JOBS, simulate
-
 PROJECT = Path(__file__).resolve().parents[2]
 
 
@@ -38,11 +36,9 @@ def test_report_one_run(four_jobs: str) -> None:
     assert "waiting time, median (s)</th><td>105.00</td>" in page
 
 
-def test_report_comparison_and_pngs(four_jobs: str, tmp_path: Path) -> None:
-    (tmp_path / "easy_run").mkdir()
-    (tmp_path / "energy_run").mkdir()
-    easy = simulate(tmp_path / "easy_run", FOUR_JOBS, scheduler="easy")
-    energy = simulate(tmp_path / "energy_run", FOUR_JOBS, platform="energy8.xml", extra=("-E",))
+def test_report_comparison_and_pngs(four_jobs: str, four_jobs_easy: str, four_jobs_energy: str,
+                                    tmp_path: Path) -> None:
+    easy, energy = four_jobs_easy, four_jobs_energy
     page_path = tmp_path / "cmp.html"
     done = cli("report", four_jobs, easy, energy, "-o", str(page_path), "--png",
                str(tmp_path / "png"))
@@ -52,11 +48,11 @@ def test_report_comparison_and_pngs(four_jobs: str, tmp_path: Path) -> None:
     assert page.count("data:image/png;base64,") == 1 + 3 * 3 + 1
     assert 'id="comparison"' in page
     # prefixes ending in "out" are named by their folder
-    name = Path(four_jobs).parent.name
-    assert f"<th>metric</th><th>{name}</th><th>easy_run</th><th>energy_run</th>" in page
+    names = [Path(p).parent.name for p in (four_jobs, easy, energy)]
+    assert "<th>metric</th>" + "".join(f"<th>{n}</th>" for n in names) in page
     assert "energy (J)" in page
     pngs = sorted(p.name for p in (tmp_path / "png").iterdir())
-    assert "comparison.png" in pngs and "energy_run_energy.png" in pngs and len(pngs) == 11
+    assert "comparison.png" in pngs and f"{names[2]}_energy.png" in pngs and len(pngs) == 11
     for p in (tmp_path / "png").iterdir():
         assert imread(p).shape[1] >= 1000
 

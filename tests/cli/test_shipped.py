@@ -91,3 +91,24 @@ def test_no_shipped_copy_is_committed() -> None:
     tracked = subprocess.run(["git", "ls-files", "batsim_py/shipped"], cwd=PROJECT,
                              capture_output=True, text=True).stdout
     assert tracked == ""
+
+
+@pytest.mark.parametrize("command", [
+    "-m batsim_py.cli --list-examples",
+    "-m batsim_py.cli compare {w}/out {w}/other",
+])
+def test_a_closed_pipe_is_not_an_error(tmp_path: Path, command: str) -> None:
+    """`batsim-py --list-examples | head -1`: the reader leaves early; no traceback, no
+    'internal error'."""
+    import shlex
+
+    for prefix in ("out", "other"):  # two different runs: compare prints many lines
+        p = _cli("-p", "small4", "-w", "delays_small", "--scheduler",
+                 "easy" if prefix == "out" else "fcfs", "-e", prefix, "-q", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+    args = command.format(w=tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(PROJECT))
+    p = subprocess.run(f"{shlex.quote(sys.executable)} {args} | head -c 10 >/dev/null",
+                       shell=True, cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.stderr == ""
