@@ -24,6 +24,7 @@ from pathlib import Path
 from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this tree's batsim_py, not an installed one
 REFERENCE = ROOT.parent / "shared" / "reference"
 CASES = {
     "f_10k": "f_10k_easy_cluster128_quiet",
