@@ -2,6 +2,7 @@
 
 The reference runs of real Batsim 4.2.1 + pybatsim on a 2-core machine took (median of 4):
 f_10k 7.1 s, f_50k 37.2 s (../shared/reference/README.md). The target is <= 0.6 x those.
+Also prints each wall time as a ratio of the plain-SimPy yardstick (benchmarks/yardstick.py).
 
     python benchmarks/bench_zmq_pybatsim.py [--cases f_10k f_50k] [--repeat 1]
 
@@ -19,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference"
@@ -67,7 +70,10 @@ def main() -> int:
     if shutil.which("pybatsim") is None or not REFERENCE.is_dir():
         print("needs pybatsim on the PATH and ../shared/reference")
         return 1
-    print(f"{'case':6} {'wall (s)':>9} {'Batsim (s)':>11} {'ratio':>6}  outputs")
+    stick = Yardstick()
+    stick.sample()
+    print(f"{'case':6} {'wall (s)':>9} {'Batsim (s)':>11} {'ratio':>6} {'x yardstick':>12}  "
+          "outputs")
     for key in args.cases:
         case, batsim_wall = CASES[key]
         walls = []
@@ -75,8 +81,11 @@ def main() -> int:
             wall, rc = one_run(case)
             walls.append(wall)
         best = min(walls)
-        print(f"{key:6} {best:>9.2f} {batsim_wall:>11.1f} {best / batsim_wall:>6.2f}  "
+        print(f"{key:6} {best:>9.2f} {batsim_wall:>11.1f} {best / batsim_wall:>6.2f} "
+              f"{best / stick.best:>12.2f}  "
               f"{'identical to Batsim' if rc == 0 else 'DIFFERENT'}")
+    stick.sample()
+    print(f"{stick.summary()} (ratios use the first sample)")
     return 0
 
 
