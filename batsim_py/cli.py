@@ -43,8 +43,9 @@ FLAGS: tuple[Flag, ...] = (
          "value", "outputs/out", "PREFIX"),
     Flag(("--scheduler",), "run an in-process scheduler instead of connecting to -s "
          "(fcfs, easy, ...; see --list-schedulers), your own class as MODULE:CLASS or "
-         "path/to/file.py:CLASS, or replay:FILE to answer with the replies recorded in a "
-         "transcript", "value", None, "NAME"),
+         "path/to/file.py:CLASS, pybatsim:NAME for a pybatsim 3.2.1 scheduler run in-process "
+         "(options as JSON in --sched-cfg), or replay:FILE to answer with the replies "
+         "recorded in a transcript", "value", None, "NAME"),
     Flag(("--process",), "user SimPy process: MODULE:FUNCTION or path/to/file.py:FUNCTION, "
          "called as FUNCTION(env, sim) before the run (docs/extending.md); repeatable",
          "list", None, "MODULE:FUNCTION"),
@@ -446,6 +447,10 @@ def make_decision_process(args: argparse.Namespace) -> Any:
                            command=args.scheduler_command)
     elif args.scheduler.startswith("replay:"):
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
+    elif args.scheduler.startswith("pybatsim:"):
+        from batsim_py.decision.pybatsim_peer import PybatsimPeer
+
+        decision = PybatsimPeer(args.scheduler[len("pybatsim:"):], _scheduler_options(args))
     else:
         decision = InProcess(get_scheduler(args.scheduler, _scheduler_options(args)))
     decision = with_message_log(decision, "quiet" if args.quiet else args.verbosity,

@@ -2,7 +2,8 @@
 
 Runs the f_10k and f_50k reference workloads (cluster512 platform, --mmax-workload) of the
 reference corpus shipped in tests/conformance/reference, and prints jobs/s, the best and
-median wall time and peak memory (each run in a fresh process so peaks are honest).
+median wall time, peak memory (each run in a fresh process so peaks are honest) and the median
+as a ratio of the plain-SimPy yardstick (benchmarks/yardstick.py) timed in the same run.
 
     python benchmarks/bench_delay_easy.py [--cases f_10k f_50k] [--repeat 3]
 """
@@ -19,7 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from yardstick import Yardstick
+
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this tree's batsim_py, not an installed one
 CASES = {
     "f_10k": "f_10k_easy_cluster128_quiet",
     "f_50k": "f_50k_easy_cluster128_quiet",
@@ -74,7 +78,10 @@ def main() -> int:
     from batsim_py.native import kernel_label
 
     print(kernel_label())
-    print(f"{'case':8} {'jobs':>7} {'wall (s)':>9} {'median':>9} {'jobs/s':>9} {'peak MiB':>9}")
+    stick = Yardstick()
+    stick.sample()
+    print(f"{'case':8} {'jobs':>7} {'wall (s)':>9} {'median':>9} {'jobs/s':>9} {'peak MiB':>9} "
+          f"{'median x yardstick':>19}")
     for key, platform, workload in runs:
         results = []
         for _ in range(args.repeat):
@@ -87,7 +94,10 @@ def main() -> int:
         best = min(results, key=lambda r: r["wall"])
         median = sorted(r["wall"] for r in results)[len(results) // 2]
         print(f"{key:8} {best['jobs']:>7} {best['wall']:>9.3f} {median:>9.3f} "
-              f"{best['jobs'] / best['wall']:>9.0f} {max(r['peak_mib'] for r in results):>9.1f}")
+              f"{best['jobs'] / best['wall']:>9.0f} {max(r['peak_mib'] for r in results):>9.1f} "
+              f"{median / stick.samples[0]:>19.2f}")
+    stick.sample()
+    print(f"{stick.summary()} (ratios use the first sample)")
     return 0
 
 

@@ -1,8 +1,9 @@
 """Scale: a 1,000,000-job delay workload on 1,024 hosts with the in-process EASY scheduler.
 
 The workload comes from the seeded generator (written once to benchmarks/.cache/, not shipped).
-Prints wall time, jobs/s and peak memory. Target (2-core, 24 GiB machine): under 60 s and
-1.5 GB.
+Prints wall time, jobs/s, peak memory and the wall time as a ratio of the plain-SimPy
+yardstick (benchmarks/yardstick.py) timed in the same run. Target (2-core, 24 GiB machine):
+under 60 s and 1.5 GB.
 
     python benchmarks/bench_million.py [--jobs 1000000] [--timing batsim|ideal]
 """
@@ -19,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from yardstick import Yardstick  # noqa: E402 - benchmarks/yardstick.py
 
 
 def main() -> int:
@@ -43,6 +46,8 @@ def main() -> int:
         write_workload_json(generate_delay_workload(args.jobs, 1024, seed=1, load=0.7),
                             str(workload))
         print(f"generated {workload.name} in {time.perf_counter() - t:.1f} s")
+    stick = Yardstick()
+    stick.sample()  # (a fresh process: nothing added to this one's peak memory)
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
         sim = run_simulation(
@@ -56,6 +61,8 @@ def main() -> int:
     print(f"jobs {n}  wall {wall:.1f} s  {n / wall:.0f} jobs/s  peak {peak:.0f} MiB  "
           f"(of which in the scheduler {sim.scheduling_time:.1f} s; timing {args.timing}, "
           f"scheduler {args.scheduler})")
+    stick.sample()
+    print(f"wall {stick.ratio(wall)}; {stick.summary()}")
     from batsim_py.native import kernel_label
 
     print(kernel_label())

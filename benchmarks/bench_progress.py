@@ -19,6 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from yardstick import Yardstick
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = """
@@ -52,6 +54,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     results: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
+    stick = Yardstick()
+    stick.sample()
     with tempfile.TemporaryDirectory() as tmp:
         workload = os.path.join(tmp, "w.json")
         subprocess.run([sys.executable, "-m", "batsim_py.cli", "generate", workload, "-n",
@@ -68,18 +72,21 @@ def main() -> int:
                                          text=True).stdout
                 wall, cpu, thread = map(float, out.split())
                 results[progress].append((wall, cpu, thread))
+    stick.sample()
     for progress in (False, True):
         walls = [r[0] for r in results[progress]]
         cpus = [r[1] for r in results[progress]]
         print(f"progress {'on ' if progress else 'off'}: simulation CPU median "
               f"{statistics.median(cpus):.2f} s, wall median {statistics.median(walls):.2f} s "
-              f"({args.repeat} runs, {args.jobs:,} jobs)")
+              f"({stick.ratio(statistics.median(walls))}; {args.repeat} runs, "
+              f"{args.jobs:,} jobs)")
     off = statistics.median(r[1] for r in results[False])
     on = statistics.median(r[1] for r in results[True])
     share = statistics.median(r[2] / r[1] for r in results[True])
     print(f"CPU of the progress thread itself: median {100 * share:.2f} % of the run's CPU "
           f"(its redraws, import of tqdm included); whole-run CPU on vs off: "
           f"{100 * (on - off) / off:+.1f} % (machine noise included)")
+    print(stick.summary())
     return 0
 
 

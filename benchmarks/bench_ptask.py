@@ -2,7 +2,8 @@
 
 Jobs are `parallel_homogeneous` (computation plus all-to-all communication through the
 cluster backbone), so the sharing core re-solves the rates of all running tasks at every start
-and end. Prints jobs/s, wall time, peak memory.
+and end. Prints jobs/s, wall time, peak memory, and the wall time as a ratio of the
+plain-SimPy yardstick (benchmarks/yardstick.py) timed in the same run.
 
     python benchmarks/bench_ptask.py [--jobs 5000] [--scheduler easy]
 """
@@ -21,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from yardstick import Yardstick  # noqa: E402 - benchmarks/yardstick.py
 
 
 def workload(n: int, seed: int = 3) -> dict:
@@ -50,6 +53,8 @@ def main() -> int:
     from batsim_py.schedulers import get_scheduler
     from batsim_py.sim.options import Options
 
+    stick = Yardstick()
+    stick.sample()  # (a fresh process: nothing added to this one's peak memory)
     with tempfile.TemporaryDirectory() as out:
         path = os.path.join(out, "w.json")
         with open(path, "w") as f:
@@ -65,6 +70,8 @@ def main() -> int:
     n = len(sim.job_records)
     print(f"ptask jobs {n}  wall {wall:.2f} s  {n / wall:.0f} jobs/s  peak {peak:.0f} MiB  "
           f"engine steps {sim.engine._k}")
+    stick.sample()
+    print(f"wall {stick.ratio(wall)}; {stick.summary()}")
     from batsim_py.native import kernel_label
 
     print(kernel_label())

@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from yardstick import Yardstick  # noqa: E402 - benchmarks/yardstick.py
+
 
 def simulate(jobs: int, prefix: Path) -> None:
     from batsim_py.decision.inprocess import InProcess
@@ -53,6 +55,8 @@ def main() -> int:
         simulate(args.jobs, prefix)
     html = cache / f"report_{args.jobs}.html"
     walls, cpus = [], []
+    stick = Yardstick()
+    stick.sample()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     load = os.getloadavg()[0]
     for _ in range(args.repeat):
@@ -68,6 +72,8 @@ def main() -> int:
           f"(runs: {', '.join(f'{w:.1f}' for w in walls)}), CPU median "
           f"{statistics.median(cpus):.1f} s, page {size:.1f} MB; machine load average "
           f"{load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    stick.sample()
+    print(f"wall median {stick.ratio(statistics.median(walls))}; {stick.summary()}")
     return 0
 
 

@@ -12,9 +12,14 @@ target is 10,000 activities in under 10 ms.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+from yardstick import Yardstick
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this tree's batsim_py
 
 from batsim_py.sharing.ptask import PtaskRow, assemble, cpu_capacity, ptask_row
 from batsim_py.sharing.solver import Usage, fair_bottleneck_info
@@ -59,7 +64,7 @@ def workload(n: int, seed: int = 0) -> tuple[list[PtaskRow], np.ndarray, np.ndar
     return rows, cap, fat
 
 
-def bench(n: int, repeat: int) -> None:
+def bench(n: int, repeat: int, stick: Yardstick) -> None:
     rows, cap, fat = workload(n)
     n_links = fat.size
     t0 = time.perf_counter()
@@ -75,7 +80,8 @@ def bench(n: int, repeat: int) -> None:
     best, median = min(times), float(np.median(times))
     print(f"{n:>6} ptasks, {usage.weight.size:>7} elements: solve best {best * 1e3:7.2f} ms, "
           f"median {median * 1e3:7.2f} ms, {info.rounds} rounds; "
-          f"assemble {t_assemble * 1e3:.1f} ms; rates {x.min():.3g}..{x.max():.3g}")
+          f"assemble {t_assemble * 1e3:.1f} ms; rates {x.min():.3g}..{x.max():.3g}; "
+          f"solve median {stick.ratio(median)}")
 
 
 def main() -> None:
@@ -83,8 +89,12 @@ def main() -> None:
     parser.add_argument("--activities", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    stick = Yardstick()
+    stick.sample()
     for n in args.activities:
-        bench(n, args.repeat)
+        bench(n, args.repeat, stick)
+    stick.sample()
+    print(stick.summary(), "(the ratios above use the first sample; see both here)")
 
 
 if __name__ == "__main__":

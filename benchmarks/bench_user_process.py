@@ -3,7 +3,7 @@
 In one run, alternating in fresh processes: f_50k (in-process EASY, the reference workload
 shipped in tests/conformance/reference) without user code (A), and with one idle user
 process (B: `yield env.event()`, never woken), plus the plain-SimPy yardstick
-(../shared/tools/yardstick.py when present, else the same loop inline) before and after. Prints
+(benchmarks/yardstick.py) before and after. Prints
 the kernel used, the best wall time of each, B/A, and each as a ratio of the yardstick; and
 checks that A and B wrote the same jobs.csv and machine_states.csv (sha256).
 
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-YARDSTICK = ROOT.parent / "shared" / "tools" / "yardstick.py"
+YARDSTICK = ROOT / "benchmarks" / "yardstick.py"  # (shipped: a fresh clone has it)
 CASES = {"f_50k": "f_50k_easy_cluster128_quiet", "f_10k": "f_10k_easy_cluster128_quiet"}
 
 

@@ -15,7 +15,13 @@ from typing import Any
 
 import pandas as pd
 
-from batsim_py.analysis.metrics import LABELS, format_value, metrics_table, workload_metrics
+from batsim_py.analysis.metrics import (
+    LABELS,
+    format_value,
+    metrics_table,
+    run_metrics,
+    workload_metrics,
+)
 from batsim_py.errors import BatsimPyError
 
 
@@ -32,11 +38,13 @@ def text_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
+def _json_value(key: str, value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalar
         value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if key.startswith("nb_"):  # counts (tables store them as floats)
+        return int(value)
     return value
 
 
@@ -47,11 +55,10 @@ def stats(paths: Sequence[str], as_json: bool = False) -> str:
     if as_json:
         data = {}
         for run in runs:
-            table = metrics_table([run])
             per_workload = workload_metrics(run)
             data[run.name] = {
-                "metrics": {k: _json_value(table.at[k, run.name]) for k in table.index},
-                "workloads": {w: {k: _json_value(v) for k, v in row.items()}
+                "metrics": {k: _json_value(k, v) for k, v in run_metrics(run).items()},
+                "workloads": {str(w): {k: _json_value(k, v) for k, v in row.items()}
                               for w, row in per_workload.to_dict(orient="index").items()},
             }
         return json.dumps(data, indent=2)
@@ -78,9 +85,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if exc.code == 0 else 2
     try:
         print(stats(args.prefixes, args.json))
+        sys.stdout.flush()
     except BatsimPyError as exc:
         print(f"batsim-py: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `| head`: the reader has what it wanted
+        sys.stdout = None  # type: ignore[assignment]  # nothing more to flush at exit
     return 0
 
 

@@ -13,8 +13,9 @@ Differences with Batsim, both on purpose: Batsim draws the order of its 64 job c
 seed, so that two runs give the same bytes. With compute sharing, Batsim shows on a machine the
 job whose `shared_ptr` address is smallest; batsim-py shows the job started first.
 
-Events are kept as numbers during the run (three flat arrays) and formatted at the end, so a
-million-job run does not hold a million strings.
+Events are kept as numbers during the run (one record per job event in three flat arrays) and
+formatted at the end, machine by machine, so a million-job run does not hold a million
+strings and pays little while it runs.
 """
 
 from __future__ import annotations
@@ -22,15 +23,14 @@ from __future__ import annotations
 import math
 import random
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 # Pajé event ids, as Batsim numbers them (export.hpp, PajeTracerOutputConstants).
 (DEFINE_CONTAINER_TYPE, CREATE_CONTAINER, DESTROY_CONTAINER, DEFINE_STATE_TYPE,
  DEFINE_ENTITY_VALUE, SET_STATE, DEFINE_EVENT_TYPE, NEW_EVENT, DEFINE_VARIABLE_TYPE,
  SET_VARIABLE) = range(1, 11)
 
-_IDLE = -1  # code of a "back to waiting" record (job records hold the job's ordinal)
-_KILL = -2  # code of a kill record (its machine field holds the job's ordinal)
+_START, _END, _KILLED = 0, 1, 2  # record kinds
 COLOR_SEED = 0
 
 
@@ -96,75 +96,56 @@ _TYPES = (
 
 
 class PajeTrace:
-    """What the schedule trace records during a run: jobs starting and ending on machines."""
+    """What the schedule trace records during a run: jobs starting, ending and being killed.
 
-    __slots__ = ("machine_names", "times", "machines", "codes", "job_ids", "_ordinal",
-                 "_killed", "_running", "sharing")
+    One record per job event (its date, kind and job); the lines for each machine of the
+    job are made when the file is written, where the per-machine state (which job a machine
+    shows) is replayed.
+    """
+
+    __slots__ = ("machine_names", "times", "kinds", "jobs", "job_ids", "allocs", "_ordinal",
+                 "_unavailable")
 
     def __init__(self, machine_names: Sequence[str]) -> None:
         self.machine_names = list(machine_names)  # by machine id (compute, then storage)
         self.times = array("d")
-        self.machines = array("q")
-        self.codes = array("q")
-        self.job_ids: list[str] = []  # by ordinal, in the order jobs first ran
+        self.kinds = array("b")  # _START, _END or _KILLED
+        self.jobs = array("q")  # job ordinal
+        self.job_ids: list[str] = []  # by ordinal, in the order jobs started
+        self.allocs: list[Sequence[int]] = []  # by ordinal
         self._ordinal: dict[str, int] = {}
-        self._killed: dict[int, tuple[int, ...]] = {}  # ordinal -> machines of the kill
-        # Jobs on each machine, only once some machine runs two (compute sharing).
-        self._running: dict[int, list[int]] = {}
-        self.sharing = False
+        self._unavailable: dict[int, frozenset[int]] = {}  # end record -> machines to skip
 
-    def _job(self, job_id: str) -> int:
-        k = self._ordinal.get(job_id)
-        if k is None:
-            k = self._ordinal[job_id] = len(self.job_ids)
-            self.job_ids.append(job_id)
-        return k
-
-    def _record(self, now: float, machine: int, code: int) -> None:
+    def _record(self, now: float, kind: int, k: int) -> None:
         self.times.append(now)
-        self.machines.append(machine)
-        self.codes.append(code)
+        self.kinds.append(kind)
+        self.jobs.append(k)
 
     def job_starts(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Batsim's update_machines_on_job_run: each machine shows its first job."""
-        k = self._job(job_id)
-        running = self._running
-        for m in alloc:
-            jobs = running.get(m)
-            if jobs is None:
-                running[m] = [k]
-                self._record(now, m, k)
-            else:  # compute sharing: the machine keeps showing the job started first
-                jobs.append(k)
+        k = self._ordinal[job_id] = len(self.job_ids)
+        self.job_ids.append(job_id)
+        self.allocs.append(alloc)
+        self._record(now, _START, k)
 
     def job_ends(self, job_id: str, alloc: Sequence[int], now: float,
-                 unavailable: Sequence[int] = ()) -> None:
+                 unavailable: Collection[int] = ()) -> None:
         """Batsim's update_machines_on_job_end: a machine left without a job waits (but an
         unavailable one writes nothing); one still shared shows its first remaining job."""
-        k = self._ordinal[job_id]
-        running = self._running
-        for m in alloc:
-            jobs = running[m]
-            top = min(jobs)
-            jobs.remove(k)
-            if not jobs:
-                del running[m]
-                if m not in unavailable:
-                    self._record(now, m, _IDLE)
-            elif min(jobs) != top:
-                self._record(now, m, min(jobs))
+        if unavailable:
+            self._unavailable[len(self.times)] = frozenset(unavailable)
+        self._record(now, _END, self._ordinal[job_id])
 
     def job_killed(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Walltime reached or parallel task cancelled: the kill events (add_job_kill)."""
-        k = self._ordinal[job_id]
-        self._killed[k] = tuple(alloc)
-        self._record(now, k, _KILL)
+        self._record(now, _KILLED, self._ordinal[job_id])
 
     # ---------------------------------------------------------------- formatting
     def chunks(self, end_time: float, size: int = 4096) -> Iterator[str]:
         """The file's text, piece by piece."""
         yield _HEADER
         yield _TYPES
+        n = len(self.machine_names)
         out = ["# Containers creation\n", f'{CREATE_CONTAINER} {0.0:f} root_ct root "Machines" 0\n']
         for m, name in enumerate(self.machine_names):
             out.append(f'{CREATE_CONTAINER} {0.0:f} machine_ct m{m} "{name}" root\n')
@@ -176,35 +157,62 @@ class PajeTrace:
                    f'{DEFINE_ENTITY_VALUE} w machine_state "Waiting" "0.0 0.0 0.0"\n'
                    f'{DEFINE_ENTITY_VALUE} l machine_state "Launching" "0.3 0.3 0.3"\n\n'
                    "# Begin of events\n")
-        for m in range(len(self.machine_names)):
+        for m in range(n):
             out.append(f"{SET_STATE} {0.0:f} machine_state m{m} w\n")
         yield "".join(out)
         colors = job_colors()
         defined = bytearray(len(self.job_ids))  # a job's state value is defined at first use
         nb_defined = 0
-        ids = self.job_ids
-        times, machines, codes = self.times, self.machines, self.codes
+        ids, allocs = self.job_ids, self.allocs
+        shown = [-1] * n  # the job each machine shows (-1: waiting)
+        others: dict[int, list[int]] = {}  # jobs sharing a machine with the one it shows
+        times, kinds, jobs = self.times, self.kinds, self.jobs
         for lo in range(0, len(times), size):
             out = []
-            for t, m, code in zip(times[lo:lo + size], machines[lo:lo + size],
-                                  codes[lo:lo + size], strict=True):
-                if code >= 0:
-                    if not defined[code]:
-                        defined[code] = 1
-                        job = ids[code]
-                        out.append(f'{DEFINE_ENTITY_VALUE} j{job} machine_state "{job}" '
-                                   f"{colors[nb_defined % len(colors)]}\n")
-                        nb_defined += 1
-                    out.append(f"{SET_STATE} {t:f} machine_state m{m} j{ids[code]}\n")
-                elif code == _IDLE:
-                    out.append(f"{SET_STATE} {t:f} machine_state m{m} w\n")
+            for r in range(lo, min(lo + size, len(times))):
+                t, kind, k = times[r], kinds[r], jobs[r]
+                prefix = f"{SET_STATE} {t:f} machine_state m"
+                if kind == _START:
+                    line = f" j{ids[k]}\n"
+                    for m in allocs[k]:
+                        if shown[m] < 0:
+                            shown[m] = k
+                            if not defined[k]:
+                                defined[k] = 1
+                                out.append(f'{DEFINE_ENTITY_VALUE} j{ids[k]} machine_state '
+                                           f'"{ids[k]}" {colors[nb_defined % len(colors)]}\n')
+                                nb_defined += 1
+                            out.append(f"{prefix}{m}{line}")
+                        else:  # compute sharing: the machine keeps showing its first job
+                            others.setdefault(m, []).append(k)
+                elif kind == _END:
+                    skip = self._unavailable.get(r, ())
+                    for m in allocs[k]:
+                        if shown[m] != k:  # a job sharing the machine, not shown: no line
+                            others[m].remove(k)
+                            continue
+                        rest = others.get(m)
+                        if not rest:
+                            shown[m] = -1
+                            if m not in skip:
+                                out.append(f"{prefix}{m} w\n")
+                            continue
+                        top = min(rest)
+                        rest.remove(top)
+                        shown[m] = top
+                        if not defined[top]:
+                            defined[top] = 1
+                            out.append(f'{DEFINE_ENTITY_VALUE} j{ids[top]} machine_state '
+                                       f'"{ids[top]}" {colors[nb_defined % len(colors)]}\n')
+                            nb_defined += 1
+                        out.append(f"{prefix}{m} j{ids[top]}\n")
                 else:
-                    job = ids[m]
+                    job = ids[k]
                     out.append(f'{NEW_EVENT} {t:f} kk k "{job}"\n')
-                    out.extend(f'{NEW_EVENT} {t:f} km m{x} "{job}"\n' for x in self._killed[m])
+                    out.extend(f'{NEW_EVENT} {t:f} km m{x} "{job}"\n' for x in allocs[k])
             yield "".join(out)
         out = ["\n# End of events, containers destruction\n"]
-        for m in range(len(self.machine_names)):
+        for m in range(n):
             out.append(f"{DESTROY_CONTAINER} {end_time:f} m{m} machine_ct\n")
         out.append(f"{DESTROY_CONTAINER} {end_time:f} root root_ct\n")
         yield "".join(out)

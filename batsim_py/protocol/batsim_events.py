@@ -60,6 +60,13 @@ def encode_batsim_message(now: float, events: Sequence[Event]) -> str:
     return "".join(parts)
 
 
+def event_object(event: Event) -> dict[str, Any]:
+    """One event as a scheduler's JSON reader gets it from `encode_batsim_message`."""
+    kind, data = _event_data(event)
+    return {"timestamp": round(float(event.timestamp), 6), "type": kind,
+            "data": batsim_json.as_parsed(data)}
+
+
 def job_json(job: Job) -> dict[str, Any]:
     """The job object as Batsim forwards it: the workload's object, `id` set to the full id."""
     obj = dict(job.description)

@@ -48,6 +48,47 @@ def dumps(value: Any) -> str:
     return "".join(parts)
 
 
+def as_parsed(value: Any) -> Any:
+    """What `json.loads(dumps(value))` returns, without the text: floats rounded as `%.6f`
+    then read back (`round(x, 6)` is that value, see `wire.wire_time`), sequences as lists,
+    keys as strings. In-process pybatsim gets its messages this way. Very deep values and
+    non-finite floats take the text route, so the result is the wire's in every case."""
+    try:
+        return _parsed(value, 0)
+    except _TextRoute:
+        import json
+
+        return json.loads(dumps(value))
+
+
+class _TextRoute(Exception):
+    """A value `_parsed` leaves to the real writer and reader."""
+
+
+def _parsed(value: Any, depth: int) -> Any:
+    cls = type(value)
+    if cls is str or cls is int or value is None or cls is bool:
+        return value
+    if cls is float:
+        if value - value != 0.0:  # nan or inf
+            raise _TextRoute
+        return round(value, 6)
+    if depth > _DEEP:
+        raise _TextRoute
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            t = type(item)  # leaves inline: most values of a message are strings and ints
+            out[key if type(key) is str else str(key)] = (
+                item if t is str or t is int else _parsed(item, depth + 1))
+        return out
+    if isinstance(value, str | int | float):  # subclasses (enums...): as `_write` writes them
+        raise _TextRoute
+    if isinstance(value, Sequence):
+        return [_parsed(v, depth + 1) for v in value]
+    raise TypeError(f"cannot write {type(value).__name__} as Batsim JSON")
+
+
 _DEEP = 100  # nesting level from which the writer switches to its explicit stack
 
 

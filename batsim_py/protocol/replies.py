@@ -66,6 +66,15 @@ def decode_reply(text: str | bytes) -> Reply:
     if escape is not None:
         raise ProtocolError(f"{_PREFIX}: not valid JSON: the escape {escape} is half of a UTF-16 "
                             "surrogate pair, not a character")
+    return decode_reply_object(msg)
+
+
+def decode_reply_object(msg: Any) -> Reply:
+    """`decode_reply` of an already parsed reply (in-process peers: no JSON text at all).
+
+    `msg` must hold what `json.loads` would have produced from the scheduler's text, numbers
+    included (floats as Batsim reads them back, see `rapidjson_number.wire_value`).
+    """
     if not isinstance(msg, dict):
         raise ProtocolError(f"{_PREFIX}: not a JSON object")
     if "now" not in msg:

@@ -44,6 +44,7 @@ import numpy as np
 from batsim_py.errors import SimulationError
 from batsim_py.sharing.ptask import assemble
 from batsim_py.sharing.solver import fair_bottleneck
+from batsim_py.sim.replay import DeltaReplay
 
 SLEEP, PUT, GET, SPAWN, EXEC, PUT_TO, GET_FROM = 0, 1, 2, 3, 4, 5, 6
 TIMEOUT = "timeout"  # what a GET with a timeout resumes with when nothing came
@@ -53,6 +54,7 @@ PRECISION_TIMING = 1e-9  # SimGrid's precision/timing: countdowns below it are d
 PRECISION_WORK = 1e-14  # precision/work-amount x precision/timing: remaining work snap
 DELTAS = 1 << 16  # steps recorded before the pending sleeps are brought up to date
 WINDOW = 1e-3  # sleeps this close to the earliest one are brought up to date exactly
+REPLAY_FROM = 2048  # catch-ups over more steps try replay.py's closed form first
 INF = float("inf")
 #: Consecutive steps that neither advance the clock nor end or enable anything: every real
 #: step does one of those, so reaching this many is a kernel bug, reported, never a spin.
@@ -177,6 +179,7 @@ class Engine:
         # bandwidth, latency over time): applies their events within the steps.
         self.availability: Any = None
         self._deltas = array("d")  # the step deltas, since the last rebase
+        self._replay = DeltaReplay()  # closed-form catch-ups over `_deltas` (replay.py)
         self._k = 0  # number of steps taken
         self._seq = 0
         self._idle = 0  # consecutive steps without progress (see MAX_IDLE_STEPS)
@@ -421,11 +424,15 @@ class Engine:
                 rem -= d
             s.rem = rem
         else:
-            seq = np.empty(n + 1)
-            seq[0] = s.rem
             # A view on the record, dropped at once (the record cannot grow while viewed).
-            seq[1:] = np.frombuffer(self._deltas, count=k)[s.upd:]
-            s.rem = float(np.subtract.accumulate(seq)[-1])
+            deltas = np.frombuffer(self._deltas, count=k)
+            rem = self._replay.fold(s.rem, deltas, s.upd, k) if n > REPLAY_FROM else -1.0
+            if rem < 0.0:  # the closed form does not apply: replay the fold
+                seq = np.empty(n + 1)
+                seq[0] = s.rem
+                seq[1:] = deltas[s.upd:]
+                rem = float(np.subtract.accumulate(seq)[-1])
+            s.rem = rem
         s.upd = k
 
     def _rebase(self) -> int:
@@ -437,6 +444,7 @@ class Engine:
                 self._catch_up(s, k)
             s.upd = 0
         del self._deltas[:]
+        self._replay.reset()
         self._k = 0
         return 0
 

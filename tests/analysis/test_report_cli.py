@@ -77,6 +77,7 @@ def test_stats_table_and_json(four_jobs: str) -> None:
     assert metrics["utilisation"] == pytest.approx(445 / 680)
     assert metrics["bsld_mean"] == pytest.approx(6.075)
     assert data[name]["workloads"]["w0"]["nb_jobs"] == 4
+    assert metrics["nb_walltime"] == 1 and isinstance(metrics["nb_jobs"], int)
 
 
 def test_errors_are_one_line(tmp_path: Path) -> None:

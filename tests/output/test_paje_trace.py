@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from batsim_py.output.paje import job_colors
+from batsim_py.output.paje import PajeTrace, job_colors
 
 # The header as PajeTracer::initialize's format strings print it ("|" marks a line that ends
 # with spaces).
@@ -201,3 +201,25 @@ def test_palette_is_batsims() -> None:
     assert '"1.000000 0.000000 0.000000"' in colors  # hue 0
     assert '"0.000000 1.000000 1.000000"' in colors  # hue 180
     assert '"1.000000 0.093750 0.000000"' in colors  # hue 5.625
+
+
+def test_compute_sharing_shows_the_job_started_first() -> None:
+    """A on machine 0, then B on 0-1 (sharing 0): machine 0 keeps showing A, then B once A
+    ends; an unavailable machine writes nothing when its last job ends."""
+    trace = PajeTrace(["h0", "h1"])
+    trace.job_starts("w0!A", (0,), 1.0)
+    trace.job_starts("w0!B", (0, 1), 2.0)
+    trace.job_ends("w0!A", (0,), 3.0)
+    trace.job_killed("w0!B", (0, 1), 4.0)
+    trace.job_ends("w0!B", (0, 1), 4.0, unavailable={1})
+    events = [" ".join(e) for e in parse_events("".join(trace.chunks(5.0)))]
+    colors = job_colors()
+    assert events[2:] == [
+        f'5 jw0!A machine_state "w0!A" {colors[0]}',
+        "6 1.000000 machine_state m0 jw0!A",
+        f'5 jw0!B machine_state "w0!B" {colors[1]}',
+        "6 2.000000 machine_state m1 jw0!B",
+        "6 3.000000 machine_state m0 jw0!B",
+        '8 4.000000 kk k "w0!B"', '8 4.000000 km m0 "w0!B"', '8 4.000000 km m1 "w0!B"',
+        "6 4.000000 machine_state m0 w",
+    ]

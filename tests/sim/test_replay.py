@@ -1,0 +1,93 @@
+"""The closed-form catch-up of pending sleeps (sim/replay.py, issue 12 item 7) gives exactly
+the value of SimGrid's step-by-step rounded subtraction, ties, binade crossings and floors
+included; and N pending CALL_ME_LATERs no longer cost O(N^2)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from batsim_py.decision import decisions as d
+from batsim_py.decision import events as ev
+from batsim_py.decision.interface import DecisionProcess
+from batsim_py.run import RunSpec, run_simulation
+from batsim_py.sim.options import Options
+from batsim_py.sim.replay import DeltaReplay
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def sequential(rem: float, deltas: list[float]) -> float:
+    for x in deltas:
+        rem -= x
+    return rem
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fold_is_the_sequential_fold(seed: int) -> None:
+    rng = random.Random(seed)
+    n = 6000
+    kinds = [lambda: rng.random() * 10 ** rng.randint(-7, 1), lambda: 1.5e-5,
+             lambda: 0.99997,  # odd mantissa in [0.5, 1): a tie for values in [1, 2)
+             lambda: 2.0 ** -rng.randint(1, 60), lambda: float(rng.randint(1, 3)),
+             lambda: rng.choice([0.0, 5e-324, 1e-300])]
+    deltas = np.array([rng.choice(kinds)() for _ in range(n)])
+    replay = DeltaReplay()
+    checked = 0
+    for _ in range(60):
+        u = rng.randrange(0, n - 300)
+        k = rng.randrange(u + 300, n + 1)
+        total = float(deltas[u:k].sum())
+        for rem in (total + rng.choice([1e-9, 1e-6, 1e-3, 1.0, 1e3]), 2.0 ** rng.randint(0, 20),
+                    total * rng.uniform(1.0001, 4)):
+            got = replay.fold(rem, deltas, u, k)
+            if got < 0:
+                continue
+            assert got == sequential(rem, deltas[u:k].tolist()), (seed, rem, u, k)
+            checked += 1
+    assert checked > 100
+
+
+class ManyCalls(DecisionProcess):
+    """Asks at t=0 to be called at 1, 2, ..., n."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.calls: list[float] = []
+
+    def exchange(self, now: float, events: list) -> d.Reply:
+        out: list = []
+        for e in events:
+            if isinstance(e, ev.SimulationBegins):
+                out += [d.CallMeLater(now, float(t)) for t in range(1, self.n + 1)]
+            elif isinstance(e, ev.JobSubmitted):
+                out.append(d.ExecuteJob(now, e.job_id, (0,)))
+            elif isinstance(e, ev.RequestedCall):
+                self.calls.append(now)
+        return d.Reply(now, tuple(out))
+
+
+def run_calls(tmp_path: Path, n: int) -> tuple[float, list[float]]:
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({
+        "nb_res": 1, "jobs": [{"id": "a", "subtime": 0, "res": 1, "profile": "d"}],
+        "profiles": {"d": {"type": "delay", "delay": 1}}}))
+    sched = ManyCalls(n)
+    start = time.perf_counter()
+    run_simulation(RunSpec(str(PROJECT / "platforms" / "small4.xml"), [str(workload)],
+                           Options(export_prefix=str(tmp_path / f"o{n}"))), sched)
+    return time.perf_counter() - start, sched.calls
+
+
+def test_pending_call_me_laters_scale_near_linearly(tmp_path: Path) -> None:
+    small, calls = run_calls(tmp_path, 3000)
+    assert len(calls) == 3000 and all(abs(t - (i + 1)) < 1e-3 for i, t in enumerate(calls))
+    large, calls = run_calls(tmp_path, 12000)
+    assert len(calls) == 12000
+    # O(N^2) made this ratio about 16 (3,000 -> 12,000); near-linear gives about 4.
+    assert large / small < 9, f"3,000 calls: {small:.2f} s, 12,000: {large:.2f} s"
