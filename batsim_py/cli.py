@@ -302,7 +302,10 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
             "socket_endpoint": args.socket_endpoint, "redis_enabled": False,
             "redis_hostname": args.redis_hostname, "redis_port": args.redis_port,
             "redis_prefix": args.redis_prefix,
-            "export_prefix": args.export, "external_scheduler": True,
+            "export_prefix": args.export,
+            # (Batsim: false only with --no-sched; here also with an in-process scheduler or
+            # a transcript, which need no scheduler process)
+            "external_scheduler": args.scheduler is None,
         }, separators=(",", ":")))
         return 0
     _reject_unsupported(args)

@@ -79,6 +79,11 @@ class ProgressDisplay:
         bar.refresh()
 
     def __enter__(self) -> ProgressDisplay:
+        # Log lines printed during the run go through tqdm, which lifts the line above them.
+        from tqdm.contrib.logging import logging_redirect_tqdm
+
+        self._logging = logging_redirect_tqdm()
+        self._logging.__enter__()
         self._thread.start()
         return self
 
@@ -90,3 +95,4 @@ class ProgressDisplay:
                 self._bar.close()  # leave=False: the line is erased
                 self._bar = None
         self._thread.join(timeout=1.0)
+        self._logging.__exit__(None, None, None)

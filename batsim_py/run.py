@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.errors import BatsimPyError, OutputError
+from batsim_py.errors import BatsimPyError, OutputError, UsageError
 from batsim_py.native import log_kernel
 from batsim_py.output.files import check_prefix, write_outputs
 from batsim_py.output.report import OutputReport
@@ -61,6 +61,19 @@ def run_simulation(
     return sim
 
 
+def _check_needs(decision: DecisionProcess, options: Options) -> None:
+    """An in-process scheduler that needs the energy model (`needs_energy`, e.g. fcfs_sleep)
+    is refused before the run, not when it first switches a machine off."""
+    scheduler: object = decision
+    while (inner := getattr(scheduler, "inner", None) or getattr(scheduler, "scheduler", None)
+           ) is not None:
+        scheduler = inner
+    if getattr(scheduler, "needs_energy", False) and not options.energy:
+        name = getattr(scheduler, "name", type(scheduler).__name__)
+        raise UsageError(f"scheduler {name} switches machines to sleep pstates, which needs the "
+                         "energy model: run with -E/--energy (Python API: energy=True)")
+
+
 def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     """Read and check the inputs; the simulation, not started (closes `decision` on error).
 
@@ -70,6 +83,7 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     collecting = gc.isenabled()
     gc.disable()
     try:
+        _check_needs(decision, spec.options)
         if spec.write_outputs:
             check_prefix(spec.options.export_prefix)
         platform = (spec.platform if isinstance(spec.platform, Platform)

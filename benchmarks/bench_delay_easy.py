@@ -1,10 +1,9 @@
 """Speed of the core engine on large delay workloads with the in-process EASY scheduler.
 
-Runs the f_10k and f_50k reference workloads (cluster512 platform, --mmax-workload) when
-../shared/reference is present, else a generated 10k-job workload on platforms/cluster128.xml,
-and prints jobs/s, the best and median wall time, peak memory (each run in a fresh process so
-peaks are honest) and the median as a ratio of the plain-SimPy yardstick (benchmarks/yardstick.py)
-timed in the same run.
+Runs the f_10k and f_50k reference workloads (cluster512 platform, --mmax-workload) of the
+reference corpus shipped in tests/conformance/reference, and prints jobs/s, the best and
+median wall time, peak memory (each run in a fresh process so peaks are honest) and the median
+as a ratio of the plain-SimPy yardstick (benchmarks/yardstick.py) timed in the same run.
 
     python benchmarks/bench_delay_easy.py [--cases f_10k f_50k] [--repeat 3]
 """
@@ -24,11 +23,20 @@ from pathlib import Path
 from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
+sys.path.insert(0, str(ROOT))  # this tree's batsim_py, not an installed one
 CASES = {
     "f_10k": "f_10k_easy_cluster128_quiet",
     "f_50k": "f_50k_easy_cluster128_quiet",
 }
+
+
+def reference() -> Path:
+    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
+    files written out on first use (tests/conformance/corpus.py)."""
+    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+    from corpus import prepare
+
+    return prepare()
 
 
 def one_run(platform: str, workload: str, scheduler: str) -> dict:
@@ -62,16 +70,11 @@ def main() -> int:
         print(json.dumps(one_run(args.child[0], args.child[1], args.scheduler)))
         return 0
     runs = []
-    if REFERENCE.is_dir():
-        for key in args.cases:
-            folder = REFERENCE / CASES[key]
-            spec = json.loads((folder / "case.json").read_text())
-            runs.append((key, str(folder / spec["platform"]), str(folder / spec["workloads"][0])))
-    else:
-        from batsim_py.workload.generate import main as generate_main  # noqa: F401
-
-        runs.append(("gen_1k", str(ROOT / "platforms" / "cluster128.xml"),
-                     str(ROOT / "workloads" / "gen_delay_1k_128.json")))
+    corpus = reference()
+    for key in args.cases:
+        folder = corpus / CASES[key]
+        spec = json.loads((folder / "case.json").read_text())
+        runs.append((key, str(folder / spec["platform"]), str(folder / spec["workloads"][0])))
     from batsim_py.native import kernel_label
 
     print(kernel_label())

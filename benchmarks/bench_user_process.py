@@ -1,7 +1,7 @@
 """What user SimPy code costs a run that has none, and one that has one idle process.
 
-In one run, alternating in fresh processes: f_50k (in-process EASY, the reference workload;
-a generated 10k-job workload on a fresh clone) without user code (A), and with one idle user
+In one run, alternating in fresh processes: f_50k (in-process EASY, the reference workload
+shipped in tests/conformance/reference) without user code (A), and with one idle user
 process (B: `yield env.event()`, never woken), plus the plain-SimPy yardstick
 (benchmarks/yardstick.py) before and after. Prints
 the kernel used, the best wall time of each, B/A, and each as a ratio of the yardstick; and
@@ -23,9 +23,17 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
 YARDSTICK = ROOT / "benchmarks" / "yardstick.py"  # (shipped: a fresh clone has it)
 CASES = {"f_50k": "f_50k_easy_cluster128_quiet", "f_10k": "f_10k_easy_cluster128_quiet"}
+
+
+def reference() -> Path:
+    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
+    files written out on first use (tests/conformance/corpus.py)."""
+    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+    from corpus import prepare
+
+    return prepare()
 
 
 def idle(env, sim):  # noqa: ANN001, ANN201 - the idle user process of run B
@@ -104,15 +112,10 @@ def main() -> int:
     if args.child:
         print(json.dumps(child(args.child[0], args.child[1], args.child[2] == "1")))
         return 0
-    if REFERENCE.is_dir():
-        folder = REFERENCE / CASES[args.case]
-        case = json.loads((folder / "case.json").read_text())
-        platform, workload = str(folder / case["platform"]), str(folder / case["workloads"][0])
-        label = args.case
-    else:
-        platform = str(ROOT / "platforms" / "cluster128.xml")
-        workload = str(ROOT / "workloads" / "gen_delay_1k_128.json")
-        label = "gen_1k"
+    folder = reference() / CASES[args.case]  # (shipped: tests/conformance/reference)
+    case = json.loads((folder / "case.json").read_text())
+    platform, workload = str(folder / case["platform"]), str(folder / case["workloads"][0])
+    label = args.case
     for tree in [str(ROOT)] + ([args.baseline] if args.baseline else []):
         label_of = subprocess.run(
             [sys.executable, "-c", "from batsim_py.native import kernel_label; "

@@ -1,12 +1,14 @@
 """Whole-run wall time of batsim-py driven by pybatsim's `easyBackfill` over ZeroMQ.
 
 The reference runs of real Batsim 4.2.1 + pybatsim on a 2-core machine took (median of 4):
-f_10k 7.1 s, f_50k 37.2 s (../shared/reference/README.md). The target is <= 0.6 x those.
-Also prints each wall time as a ratio of the plain-SimPy yardstick (benchmarks/yardstick.py).
+f_10k 7.1 s, f_50k 37.2 s (tests/conformance/reference/README.md). The target is <= 0.6 x
+those. Also prints each wall time as a ratio of the plain-SimPy yardstick
+(benchmarks/yardstick.py).
 
     python benchmarks/bench_zmq_pybatsim.py [--cases f_10k f_50k] [--repeat 1]
 
-Needs pybatsim on the PATH (see .ci/run for how to install it) and ../shared/reference.
+Needs pybatsim on the PATH (see .ci/run for how to install it); the reference cases are the
+ones shipped in tests/conformance/reference.
 """
 
 from __future__ import annotations
@@ -24,9 +26,17 @@ from pathlib import Path
 from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
 CASES = {"f_10k": ("f_10k_easy_cluster128_quiet", 7.1), "f_50k": ("f_50k_easy_cluster128_quiet",
                                                                   37.2)}
+
+
+def reference() -> Path:
+    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
+    files written out on first use (tests/conformance/corpus.py)."""
+    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+    from corpus import prepare
+
+    return prepare()
 
 
 def free_port() -> int:
@@ -36,7 +46,7 @@ def free_port() -> int:
 
 
 def one_run(case: str) -> tuple[float, int]:
-    folder = REFERENCE / case
+    folder = reference() / case
     spec = json.loads((folder / "case.json").read_text())
     port = free_port()
     with tempfile.TemporaryDirectory() as out:
@@ -67,8 +77,8 @@ def main() -> int:
     parser.add_argument("--cases", nargs="*", default=list(CASES))
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
-    if shutil.which("pybatsim") is None or not REFERENCE.is_dir():
-        print("needs pybatsim on the PATH and ../shared/reference")
+    if shutil.which("pybatsim") is None:
+        print("needs pybatsim on the PATH (see .ci/run for how to install it)")
         return 1
     stick = Yardstick()
     stick.sample()

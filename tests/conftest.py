@@ -1,4 +1,5 @@
-"""Shared test fixtures: where the reference runs of real Batsim live (when they are there)."""
+"""Shared test fixtures: where the reference runs of real Batsim live (shipped in
+tests/conformance/reference, whose compressed files are written out here, once)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import os
 from pathlib import Path
 
 import pytest
+from conformance.corpus import prepare  # (tests/ is on sys.path: pytest's rootdir conftest)
 
 from batsim_py import native
 
 PROJECT = Path(__file__).resolve().parents[1]
-REFERENCE = PROJECT.parent / "shared" / "reference"
+REFERENCE = prepare()  # PROJECT / "tests" / "conformance" / "reference"
 
 # A tree without compiled modules (a checkout not installed, a failed build) runs the pure
 # kernel, which every run would otherwise report on stderr (batsim_py/native.py): the tests,
@@ -21,6 +23,4 @@ if not native.compiled_modules():
 
 @pytest.fixture
 def reference_dir() -> Path:
-    if not REFERENCE.is_dir():
-        pytest.skip("../shared/reference is not available (fresh clone)")
     return REFERENCE

@@ -16,7 +16,7 @@ import pytest
 from batsim_py import native
 
 PROJECT = Path(__file__).resolve().parents[1]
-REFERENCE = PROJECT.parent / "shared" / "reference"
+REFERENCE = PROJECT / "tests" / "conformance" / "reference"
 F_10K = REFERENCE / "f_10k_easy_cluster128_quiet"
 
 RUNS = {
@@ -56,7 +56,7 @@ def test_compiled_and_pure_outputs_are_identical(tmp_path: Path, case: str) -> N
 
 
 @pytest.mark.skipif(not native.compiled_modules(), reason="installed without a compiled kernel")
-@pytest.mark.skipif(not F_10K.is_dir(), reason="needs ../shared/reference")
+@pytest.mark.skipif(not F_10K.is_dir(), reason="needs the reference corpus")
 def test_compiled_and_pure_agree_on_ten_thousand_jobs(tmp_path: Path) -> None:
     """The f_10k reference workload on 512 hosts: long EASY queues, block machine updates."""
     args = ["-p", str(F_10K / "cluster512.xml"), "-w",

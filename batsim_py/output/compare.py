@@ -30,6 +30,19 @@ KINDS = ("jobs", "schedule", "machine_states", "pstate_changes", "consumed_energ
 IGNORED_COLUMNS = {"schedule": frozenset({"scheduling_time", "simulation_time", "batsim_version"})}
 """Columns that differ between any two runs (wall clock) or implementations (version)."""
 
+EXACT_COLUMNS = {
+    "jobs": frozenset({"job_id", "workload_name", "profile", "requested_number_of_resources",
+                       "success", "final_state", "allocated_resources", "metadata"}),
+    "pstate_changes": frozenset({"machine_id", "new_pstate"}),
+    "consumed_energy": frozenset({"event_type"}),
+}
+"""Columns that name or count things (and the `nb_*` counts of every file): `--tolerance`
+never applies to them, a machine 3 is not nearly a machine 4."""
+
+
+def _exact(kind: str, column: str) -> bool:
+    return column.startswith("nb_") or column in EXACT_COLUMNS.get(kind, frozenset())
+
 DEFAULT_LIMIT = 50
 
 
@@ -86,23 +99,21 @@ def _clip(text: str, width: int = 40) -> str:
 def locate(side: str) -> dict[str, str]:
     """The output files of one side: kind -> path. Raises UsageError when there are none."""
     if os.path.isdir(side):
-        found: dict[str, str] = {}
+        runs: dict[str, dict[str, str]] = {}  # prefix -> kind -> path
         for kind in KINDS:
-            matches = sorted(glob.glob(os.path.join(glob.escape(side), f"*_{kind}.csv")))
-            if len(matches) > 1:
-                preferred = [m for m in matches if os.path.basename(m) == f"out_{kind}.csv"]
-                if len(preferred) != 1:
-                    names = ", ".join(os.path.basename(m) for m in matches)
-                    raise UsageError(
-                        f"{side}: several {kind} files ({names}); give a prefix such as "
-                        f"{os.path.join(side, 'out')} instead of the folder"
-                    )
-                matches = preferred
-            if matches:
-                found[kind] = matches[0]
-        if not found:
+            for path in sorted(glob.glob(os.path.join(glob.escape(side), f"*_{kind}.csv"))):
+                name = os.path.basename(path)[: -len(f"_{kind}.csv")]
+                runs.setdefault(name, {})[kind] = path
+        if not runs:
             raise UsageError(f"{side}: folder holds no Batsim output (*_jobs.csv, ...)")
-        return found
+        if len(runs) > 1:  # (never pick one: comparing the wrong run would look fine)
+            names = sorted(runs)
+            raise UsageError(
+                f"{side}: the folder holds the outputs of {len(names)} runs (prefixes "
+                f"{', '.join(names)}); give one prefix instead of the folder, e.g. "
+                f"{os.path.join(side, names[0])}"
+            )
+        return next(iter(runs.values()))
     prefix = side
     for kind in KINDS:
         if side.endswith(f"_{kind}.csv") and os.path.isfile(side):
@@ -172,12 +183,12 @@ def _compare_rows(
     cols = _columns(kind, ta, tb, out)
     ia = {c: i for i, c in enumerate(ta.header)}
     ib = {c: i for i, c in enumerate(tb.header)}
-    pairs = [(c, ia[c], ib[c]) for c in cols]
+    pairs = [(c, ia[c], ib[c], 0.0 if _exact(kind, c) else tolerance) for c in cols]
     for n, (ra, rb) in enumerate(zip(ta.rows, tb.rows, strict=False), start=2):
-        for col, i, j in pairs:
+        for col, i, j, tol in pairs:
             x = ra[i] if i < len(ra) else ""
             y = rb[j] if j < len(rb) else ""
-            if not _same(x, y, tolerance):
+            if not _same(x, y, tol):
                 out.append(Difference(kind, f"line {n}", col, x, y))
     na, nb = len(ta.rows), len(tb.rows)
     for n in range(min(na, nb), max(na, nb)):
@@ -210,7 +221,7 @@ def _compare_jobs(ta: _Table, tb: _Table, tolerance: float, out: list[Difference
     kb = _keyed_jobs(kind, tb, "B", out)
     ia = {c: i for i, c in enumerate(ta.header)}
     ib = {c: i for i, c in enumerate(tb.header)}
-    pairs = [(c, ia[c], ib[c]) for c in cols]
+    pairs = [(c, ia[c], ib[c], 0.0 if _exact(kind, c) else tolerance) for c in cols]
     for key, na in ka.items():
         job = f"{key[0]}!{key[1]}"
         nb = kb.get(key)
@@ -219,10 +230,10 @@ def _compare_jobs(ta: _Table, tb: _Table, tolerance: float, out: list[Difference
             continue
         ra, rb = ta.rows[na], tb.rows[nb]
         before = len(out)
-        for col, i, j in pairs:
+        for col, i, j, tol in pairs:
             x = ra[i] if i < len(ra) else ""
             y = rb[j] if j < len(rb) else ""
-            if not _same(x, y, tolerance):
+            if not _same(x, y, tol):
                 out.append(Difference(kind, job, col, x, y))
         # Same cells but different text: quoting (metadata is always quoted by Batsim).
         if (
@@ -270,18 +281,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`batsim-py compare A B [--tolerance X]`: 0 identical, 1 different, 2 usage error."""
     parser = argparse.ArgumentParser(
         prog="batsim-py compare",
-        description="Compare two sets of Batsim output files (prefixes or folders).",
+        description="Compare two sets of Batsim output files, cell by cell (jobs matched by "
+        "workload and id; the wall-clock columns of schedule.csv ignored). Exit code 0: "
+        "identical, 1: different (a table of differences is printed), 2: usage error.",
+        epilog="example: batsim-py compare outputs/fcfs outputs/easy",
     )
-    parser.add_argument("a", help="output prefix (out/run), folder, or one output file")
-    parser.add_argument("b", help="the other side")
+    parser.add_argument("a", metavar="A", help="output prefix (outputs/run for "
+                        "outputs/run_jobs.csv ...), a folder holding one run, or one file")
+    parser.add_argument("b", metavar="B", help="the other run, given the same way")
     parser.add_argument(
-        "--tolerance",
-        type=float,
-        default=0.0,
-        help="numeric cells equal when |a-b| <= X (default 0: same printed text)",
+        "--tolerance", type=float, default=0.0, metavar="X",
+        help="numeric cells are equal when |A - B| <= X (default 0: the same printed text); "
+        "never applied to ids, allocations, states and counts",
     )
     parser.add_argument(
-        "--limit", type=int, default=DEFAULT_LIMIT, help="differences listed (default 50)"
+        "--limit", type=int, default=DEFAULT_LIMIT, metavar="N",
+        help=f"list at most N differences (default {DEFAULT_LIMIT})",
     )
     try:
         args = parser.parse_args(argv)

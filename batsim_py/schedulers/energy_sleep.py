@@ -35,6 +35,9 @@ IDLE, BUSY, ASLEEP, WAKING, FALLING = "idle", "busy", "asleep", "waking", "falli
 
 
 class FcfsSleep(DecisionProcess):
+    name = "fcfs_sleep"
+    needs_energy = True  # (checked before the run: batsim_py/run.py)
+
     def __init__(self, *, idle_timeout: float = 60.0, compute_pstate: int = 0) -> None:
         if idle_timeout <= 0:
             raise UsageError(f"fcfs_sleep: idle_timeout must be > 0, got {idle_timeout}")

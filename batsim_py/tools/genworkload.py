@@ -1,4 +1,4 @@
-"""`python -m batsim_py.tools.genworkload OUT.json -n JOBS -r RES`: synthetic delay jobs."""
+"""`batsim-py generate OUT.json -n JOBS -r MACHINES`: a seeded synthetic workload of delay jobs."""
 
 from __future__ import annotations
 
@@ -13,18 +13,31 @@ from batsim_py.workload.writer import write_workload_json
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="genworkload", description="Generate a seeded Batsim JSON workload of delay jobs."
+        prog="batsim-py generate",
+        description="Write a seeded Batsim JSON workload of delay jobs: sizes log-uniform in "
+        "[1, MAX_RES] (half rounded to a power of two), run times log-uniform in [MIN, MAX] "
+        "seconds, Poisson arrivals scaled to the offered load. Same seed, same file.",
+        epilog="example: batsim-py generate w.json -n 1000 -r 128 --seed 1 --load 0.8",
     )
-    parser.add_argument("output", help="output Batsim JSON workload")
-    parser.add_argument("-n", "--nb-jobs", type=int, required=True)
-    parser.add_argument("-r", "--nb-res", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--load", type=float, default=0.7, help="target offered load")
-    parser.add_argument("--min-runtime", type=int, default=60)
-    parser.add_argument("--max-runtime", type=int, default=36_000)
-    parser.add_argument("--max-res", type=int, help="largest job (default nb_res)")
+    parser.add_argument("output", help="the workload file to write (Batsim JSON)")
+    parser.add_argument("-n", "--nb-jobs", type=int, required=True, metavar="JOBS",
+                        help="number of jobs")
+    parser.add_argument("-r", "--nb-res", type=int, required=True, metavar="MACHINES",
+                        help="machines of the platform (the workload's nb_res)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed (default 0): same seed, same workload")
+    parser.add_argument("--load", type=float, default=0.7,
+                        help="offered load: total work / (machines x span) (default 0.7)")
+    parser.add_argument("--min-runtime", type=int, default=60, metavar="SECONDS",
+                        help="shortest run time (default 60)")
+    parser.add_argument("--max-runtime", type=int, default=36_000, metavar="SECONDS",
+                        help="longest run time (default 36000)")
+    parser.add_argument("--max-res", type=int, metavar="MACHINES",
+                        help="largest job (default: MACHINES of -r)")
     parser.add_argument(
-        "--walltime-factor", type=float, default=3.0, help="<= 0: jobs without walltime"
+        "--walltime-factor", type=float, default=3.0, metavar="F",
+        help="walltimes drawn in [run time, F x run time], rounded up to a minute "
+        "(default 3); F <= 0: jobs without walltime",
     )
     try:
         args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""`python -m batsim_py.tools.swf2json TRACE.swf OUT.json`: convert an SWF trace to Batsim JSON."""
+"""`batsim-py swf2json TRACE.swf OUT.json`: convert an SWF trace to Batsim JSON."""
 
 from __future__ import annotations
 
@@ -14,7 +14,11 @@ from batsim_py.workload.writer import write_workload_json
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="swf2json", description="Convert a Standard Workload Format trace to Batsim JSON."
+        prog="batsim-py swf2json",
+        description="Convert a Standard Workload Format trace (Parallel Workloads Archive) to "
+        "a Batsim JSON workload of delay jobs: one job per valid line, run time as its "
+        "delay; lines that cannot be jobs are skipped and listed.",
+        epilog="example: batsim-py swf2json trace.swf w.json --shift",
     )
     parser.add_argument("swf", help="input .swf trace")
     parser.add_argument("output", help="output Batsim JSON workload")

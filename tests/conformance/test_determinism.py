@@ -18,7 +18,7 @@ from batsim_py.run import RunSpec, run_simulation
 from batsim_py.schedulers import get_scheduler
 from batsim_py.sim.options import Options
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 CASES = {
     "b2_paper800_easy_cluster32": "easy",
     "c5_ptask_cluster32_easy": "easy",
@@ -53,8 +53,7 @@ def run(case: str, scheduler: str | None, prefix: Path) -> None:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_two_runs_are_identical(case: str, tmp_path: Path) -> None:
-    if not (REFERENCE / case).is_dir():
-        pytest.skip("../shared/reference is not available (fresh clone)")
+    assert (REFERENCE / case).is_dir(), f"{case}: the shipped reference corpus is missing"
     run(case, CASES[case], tmp_path / "a")
     run(case, CASES[case], tmp_path / "b")
     files = sorted(p.name[2:] for p in tmp_path.glob("a_*.csv"))

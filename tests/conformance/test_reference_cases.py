@@ -17,7 +17,7 @@ from batsim_py.run import RunSpec, run_simulation
 from batsim_py.schedulers import get_scheduler
 from batsim_py.sim.options import Options
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 
 PYBATSIM_EQUIVALENT = {
     "schedFcfs": "fcfs",
@@ -45,8 +45,7 @@ SLOW = ["f_10k_easy_cluster128_quiet", "f_50k_easy_cluster128_quiet"]
 
 def run_case(case: str, out: Path) -> Path:
     folder = REFERENCE / case
-    if not folder.is_dir():
-        pytest.skip(f"{folder} is not available (fresh clone without ../shared)")
+    assert folder.is_dir(), f"{folder}: the shipped reference corpus is missing"
     spec = json.loads((folder / "case.json").read_text())
     name = PYBATSIM_EQUIVALENT[spec["scheduler"]["name"]]
     args = spec["batsim_args"]

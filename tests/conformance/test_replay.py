@@ -17,7 +17,7 @@ from batsim_py.output.compare import compare
 from batsim_py.run import RunSpec, run_simulation
 from batsim_py.sim.options import Options
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 
 # Every reference transcript.
 CASES = [
@@ -59,8 +59,7 @@ FLAGS = {
 @pytest.mark.parametrize("case", CASES)
 def test_strict_replay(case: str, tmp_path: Path) -> None:
     folder = REFERENCE / case
-    if not folder.is_dir():
-        pytest.skip(f"{folder} is not available (fresh clone without ../shared)")
+    assert folder.is_dir(), f"{folder}: the shipped reference corpus is missing"
     spec = json.loads((folder / "case.json").read_text())
     spec_kw: dict = {}
     option_kw: dict = {}

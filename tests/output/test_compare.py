@@ -10,7 +10,7 @@ import pytest
 from batsim_py.errors import UsageError
 from batsim_py.output.compare import compare, locate, main
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 
 JOBS = """\
 job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata
@@ -151,13 +151,36 @@ def test_missing_side_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main([str(a), str(tmp_path / "empty")]) == 2
 
 
-def test_ambiguous_folder(tmp_path: Path) -> None:
+def test_a_folder_of_several_runs_is_refused_with_their_prefixes(tmp_path: Path) -> None:
+    """Never pick one run of several (not even out_*): the wrong one would compare fine."""
     make(tmp_path / "a", prefix="x")
     make(tmp_path / "a", prefix="y")
-    with pytest.raises(UsageError, match="several jobs files"):
+    with pytest.raises(UsageError, match=r"2 runs \(prefixes x, y\); give one prefix"):
         locate(str(tmp_path / "a"))
-    make(tmp_path / "a", prefix="out")  # out_* is preferred
-    assert locate(str(tmp_path / "a"))["jobs"].endswith("out_jobs.csv")
+    make(tmp_path / "a", prefix="out")
+    with pytest.raises(UsageError, match=r"3 runs \(prefixes out, x, y\)"):
+        locate(str(tmp_path / "a"))
+    # one file of another run is enough to make the folder ambiguous
+    (tmp_path / "b").mkdir()
+    make(tmp_path / "b", prefix="out")
+    (tmp_path / "b" / "old_machine_states.csv").write_text(MACHINES)
+    with pytest.raises(UsageError, match=r"prefixes old, out"):
+        locate(str(tmp_path / "b"))
+    assert locate(str(tmp_path / "b" / "out"))["jobs"].endswith("out_jobs.csv")
+
+
+def test_tolerance_never_hides_a_different_allocation_or_count(tmp_path: Path) -> None:
+    """--tolerance is for times and energies: a machine 1 is not nearly a machine 0."""
+    jobs = JOBS.replace("10.000060,1.000000,0,-1", "10.000060,1.000000,1,-1")
+    machines = MACHINES.replace("10.0001,0,0,0,2,2", "10.0001,0,0,0,3,2")
+    a, b = make(tmp_path / "a"), make(tmp_path / "b", jobs=jobs, machine_states=machines)
+    result = compare(str(a), str(b), tolerance=10)
+    assert {(d.file, d.column, d.a, d.b) for d in result.differences} == {
+        ("jobs", "allocated_resources", "0", "1"), ("machine_states", "nb_idle", "2", "3")}
+    drift = JOBS.replace("10.000060,1.000000,0,-1", "10.000061,1.000000,0,-1")
+    c = make(tmp_path / "c", jobs=drift)
+    assert compare(str(a), str(c), tolerance=1e-5).ok
+    assert not compare(str(a), str(c)).ok
 
 
 def test_main_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

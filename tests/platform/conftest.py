@@ -9,7 +9,7 @@ import pytest
 
 from batsim_py.platform import Platform, load_platform
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 
 
 def reference_file(name: str) -> Path:

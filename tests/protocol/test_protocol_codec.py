@@ -19,7 +19,7 @@ from batsim_py.protocol.codec import (
     encode_reply,
 )
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 # Each transcript line embeds the message text exactly as it travelled.
 _LINE = re.compile(r'\{"seq": (\d+), "from": "(batsim|scheduler)", "msg": (.*)\}$')
 _FLOAT = re.compile(r'(?<![\w."])-?\d+\.\d+(?:[eE][-+]?\d+)?')

@@ -21,7 +21,7 @@ from batsim_py.cli import main
 from batsim_py.output.compare import compare
 
 PROJECT = Path(__file__).resolve().parents[2]
-REFERENCE = PROJECT.parent / "shared" / "reference"
+REFERENCE = PROJECT / "tests" / "conformance" / "reference"
 PYBATSIM = shutil.which("pybatsim")
 
 pytestmark = pytest.mark.skipif(PYBATSIM is None, reason="pybatsim 3.2.1 is not installed")
@@ -58,7 +58,7 @@ def run_with_pybatsim(scheduler: str, args: list[str], out: Path) -> int:
 def reference_args(case: str) -> tuple[str, list[str]]:
     folder = REFERENCE / case
     if not folder.is_dir():
-        pytest.skip(f"{folder} is not available (fresh clone without ../shared)")
+        pytest.skip(f"{folder} is not available")
     spec = json.loads((folder / "case.json").read_text())
     args = ["-p", str(folder / spec["platform"])]
     for w in spec["workloads"]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 
 # Each line embeds the message text exactly as it travelled: {"seq": N, "from": F, "msg": TEXT}
 _LINE = re.compile(r'\{"seq": (\d+), "from": "(batsim|scheduler)", "msg": (.*)\}$')

@@ -34,12 +34,28 @@ def test_sleeping_idle_machines_saves_energy(tmp_path: Path) -> None:
     assert float(schedule["time_sleeping"]) > 0 and int(schedule["nb_machine_switches"]) > 0
 
 
-def test_it_needs_the_energy_model(tmp_path: Path, capsys) -> None:
+def test_it_needs_the_energy_model_which_is_checked_before_the_run(tmp_path: Path,
+                                                                   capsys) -> None:
+    """Not when it first switches a machine off, idle_timeout seconds into the run."""
     args = [a for a in ARGS if a != "-E"]
     rc = main([*args, "--scheduler", "fcfs_sleep", "--sched-cfg", '{"idle_timeout": 1}',
                "-e", str(tmp_path / "x")])
     assert rc == 1
-    assert "needs the energy model: run with -E/--energy" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "scheduler fcfs_sleep switches machines to sleep pstates, which needs the energy " \
+        "model: run with -E/--energy" in err
+    assert list(tmp_path.iterdir()) == []  # nothing simulated
+
+
+def test_machines_without_sleep_pstates_are_refused_at_start(tmp_path: Path, capsys) -> None:
+    small4 = str(Path(ARGS[ARGS.index("-p") + 1]).with_name("small4.xml"))
+    args = [a if a != ARGS[ARGS.index("-p") + 1] else small4 for a in ARGS]
+    rc = main([*args, "--scheduler", "fcfs_sleep", "-e", str(tmp_path / "x")])
+    assert rc == 1
+    assert "fcfs_sleep: machine 0 (node0) has no sleep_pstates property" in \
+        capsys.readouterr().err
+    jobs = (tmp_path / "x_jobs.csv").read_text().splitlines()
+    assert len(jobs) == 1  # the header: no job started
 
 
 def test_bad_options_are_refused(tmp_path: Path, capsys) -> None:

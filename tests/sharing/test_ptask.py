@@ -75,7 +75,7 @@ def test_gamma_bound_uses_the_worst_latency_times_bytes_pair() -> None:
 
 def test_compute_contention_on_small_platform() -> None:
     """batsim-semantics §10.5: 1e9 and 5e8 flops on one 48.492 Mf host (Bourassa)."""
-    platform = Path(__file__).parents[2].parent / "shared/reference/a_delays_fcfs_small"
+    platform = Path(__file__).parents[2] / "tests/conformance/reference/a_delays_fcfs_small"
     if (platform / "small_platform.xml").exists():
         assert 'id="Bourassa" speed="48.492Mf"' in (platform / "small_platform.xml").read_text()
     speed = [48.492e6]
