@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from yardstick import Yardstick  # benchmarks/yardstick.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[1]
-YARDSTICK = ROOT / "benchmarks" / "yardstick.py"  # (shipped: a fresh clone has it)
 CASES = {"f_50k": "f_50k_easy_cluster128_quiet", "f_10k": "f_10k_easy_cluster128_quiet"}
 
 
@@ -72,28 +73,8 @@ def child(platform: str, workload: str, with_process: bool) -> dict:
 
 
 def yardstick() -> float:
-    """Best wall time of the plain-SimPy loop (the shared yardstick when present)."""
-    if YARDSTICK.is_file():
-        out = subprocess.run([sys.executable, str(YARDSTICK), "--repeat", "1"], check=True,
-                             capture_output=True, text=True)
-        return float(out.stdout.strip().splitlines()[-1])
-    import simpy
-
-    env = simpy.Environment()
-
-    def job(env):  # noqa: ANN001, ANN202
-        for _ in range(5):
-            yield env.timeout(1.5)
-
-    def arrivals(env):  # noqa: ANN001, ANN202
-        for _ in range(50_000):
-            env.process(job(env))
-            yield env.timeout(0.7)
-
-    env.process(arrivals(env))
-    t0 = time.perf_counter()
-    env.run()
-    return time.perf_counter() - t0
+    """Wall time of one fresh-process run of the plain-SimPy loop (benchmarks/yardstick.py)."""
+    return Yardstick().sample()
 
 
 def _median(values: list[float]) -> float:
