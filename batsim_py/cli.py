@@ -130,6 +130,7 @@ SUBCOMMANDS = {
     "swf2json": "batsim_py.tools.swf2json",  # Standard Workload Format -> Batsim JSON
     "report": "batsim_py.analysis.report",  # HTML page of metrics and plots of runs
     "stats": "batsim_py.analysis.stats",  # metrics of runs in the terminal
+    "campaign": "batsim_py.campaign.cli",  # many runs on Dask, resumable (docs/campaigns.md)
 }
 
 
@@ -141,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
         "'batsim-py generate OUT.json -n JOBS -r RES' writes a seeded delay workload; "
         "'batsim-py swf2json TRACE.swf OUT.json' converts an SWF trace; "
         "'batsim-py report PREFIX [PREFIX ...]' writes an HTML page of metrics and plots; "
-        "'batsim-py stats PREFIX' prints the metrics.",
+        "'batsim-py stats PREFIX' prints the metrics; "
+        "'batsim-py campaign FILE -o DIR' runs a campaign of simulations on Dask.",
         allow_abbrev=False,
     )
     for flag in FLAGS:
