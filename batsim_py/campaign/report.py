@@ -21,8 +21,8 @@ from batsim_py.analysis.metrics import LABELS, format_value
 from batsim_py.analysis.report import STYLE
 from batsim_py.campaign import store
 
-FACTORS = ("platform", "workload", "scheduler", "sched_options", "timing", "energy", "seed",
-           "replication")
+FACTORS = ("platform", "workload", "scheduler", "timing", "energy", "seed", "replication")
+"""Factors compared (a scheduler's level includes its options)."""
 MAIN_METRICS = ("makespan", "waiting_mean", "bsld_mean", "utilisation", "queue_mean",
                 "energy_joules")
 PLOTTED = ("waiting_mean", "bsld_mean", "utilisation")
@@ -35,11 +35,22 @@ def _text(value: object) -> str:
 
 
 def _levels(frame: pd.DataFrame, factor: str) -> pd.Series:
+    """The level of every run; a scheduler's with its options (`fcfs_sleep {"x":1}`)."""
+    if factor == "scheduler" and "sched_options" in frame:
+        return frame["scheduler"] + frame["sched_options"].map(lambda o: f" {o}" if o else "")
     return frame[factor].map(_text)
 
 
 def varying_factors(frame: pd.DataFrame) -> list[str]:
-    return [f for f in FACTORS if f in frame and _levels(frame, f).nunique() > 1]
+    """Factors with several levels (seeds and replications among the runs that have one:
+    runs of workload files have none)."""
+    out = []
+    for f in FACTORS:
+        if f in frame:
+            levels = _levels(frame, f)
+            if levels[levels != "-"].nunique() > 1:
+                out.append(f)
+    return out
 
 
 def _metrics(frame: pd.DataFrame) -> list[str]:
@@ -99,15 +110,17 @@ def _boxplots(frame: pd.DataFrame, factor: str) -> bytes | None:
 
 def scheduler_table(frame: pd.DataFrame, metric: str = "bsld_mean") -> pd.DataFrame | None:
     """Schedulers side by side (columns) for each combination of the other varying factors."""
-    others = [f for f in varying_factors(frame) if f not in ("scheduler", "sched_options")]
-    if "scheduler" not in varying_factors(frame) or metric not in frame:
+    factors = varying_factors(frame)
+    others = [f for f in FACTORS if f != "scheduler" and (f in factors or f in ("seed",))
+              and f in frame]
+    if "scheduler" not in factors or metric not in frame:
         return None
     ok = frame[frame["status"] == store.STATUS_OK].copy()
     if not len(ok):
         return None
-    ok["_scheduler"] = ok["scheduler"] + ok["sched_options"].map(lambda o: f" {o}" if o else "")
-    ok["_case"] = (ok[others].apply(lambda col: col.map(_text)).agg(" ".join, axis=1)
-                   if others else pd.Series("all", index=ok.index))
+    ok["_scheduler"] = _levels(ok, "scheduler")
+    ok["_case"] = (ok[others].apply(lambda col: col.name + "=" + col.map(_text))
+                   .agg(" ".join, axis=1) if others else pd.Series("all", index=ok.index))
     return ok.pivot_table(index="_case", columns="_scheduler", values=metric, aggfunc="mean")
 
 
