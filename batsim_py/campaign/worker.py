@@ -135,8 +135,9 @@ def run_batch(configs: Sequence[RunConfig], root: str, retry_failed: bool = Fals
               ) -> list[dict[str, Any]]:
     """The Dask task: every run of the batch in turn; their records. Each finished run is
     announced on the `TOPIC` event topic when running in a Dask worker."""
-    logging.getLogger("batsim_py").setLevel(logging.ERROR)  # no per-run chatter in workers
     worker = _dask_worker()
+    if worker is not None:  # no per-run chatter in a worker's log (its errors are recorded)
+        logging.getLogger("batsim_py").setLevel(logging.ERROR)
     records = []
     for config in configs:
         record = run_one(config, root, retry_failed)
