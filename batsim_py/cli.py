@@ -22,6 +22,7 @@ from batsim_py.output.report import OutputReport
 from batsim_py.text import OneLineFormatter, printable
 
 EXIT_ERROR = 1
+DEFAULT_ENDPOINT = "tcp://localhost:28000"  # -s of the JSON mode
 EXIT_USAGE = 2
 
 
@@ -74,8 +75,15 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--mmax-workload",), "use only as many compute machines as the largest nb_res of "
          "the workloads"),
     Flag(("-s", "--socket-endpoint"), "ZeroMQ endpoint of the external scheduler, used when "
-         "no --scheduler is given (default tcp://localhost:28000)", "value",
-         "tcp://localhost:28000", "ENDPOINT"),
+         "no --scheduler is given (default tcp://localhost:28000; with --legacy-protocol: "
+         "unix:PATH, default unix:/tmp/bat_socket, or zmq:ENDPOINT)", "value", None,
+         "ENDPOINT"),
+    Flag(("--legacy-protocol",), "speak Batsim's 2015-2017 text protocol, version 0-3, with "
+         "the scheduler at -s (docs/legacy-protocol.md)", "int", None, "VERSION"),
+    Flag(("--legacy-honor-msg-time",), "legacy protocol: the scheduler is ready at its reply's "
+         "header time if later than its last event (Batsim ignored that time)"),
+    Flag(("--legacy-failure-stamps",), "legacy protocol 3: send F/f when machines become "
+         "unavailable/available (--events); never sent by Batsim, pybatsim 2016 crashes on them"),
     Flag(("--enable-compute-sharing",), "allow several jobs on one compute machine"),
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
@@ -299,7 +307,7 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         import json
 
         print(json.dumps({
-            "socket_endpoint": args.socket_endpoint, "redis_enabled": False,
+            "socket_endpoint": args.socket_endpoint or DEFAULT_ENDPOINT, "redis_enabled": False,
             "redis_hostname": args.redis_hostname, "redis_port": args.redis_port,
             "redis_prefix": args.redis_prefix,
             "export_prefix": args.export,
@@ -361,6 +369,7 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
         schedule_tracing=not args.disable_schedule_tracing,
+        end_in_last_batch=args.legacy_protocol is not None,
     )
     spec = RunSpec(
         platform=args.platform,
@@ -442,9 +451,13 @@ def make_decision_process(args: argparse.Namespace) -> Any:
     if args.scheduler is not None and args.scheduler_command is not None:
         raise UsageError("--scheduler-command starts an external scheduler (at -s): it cannot "
                          "go with --scheduler")
+    if args.legacy_protocol is not None:
+        from batsim_py.decision.legacy_setup import make_legacy_peer
+
+        return make_legacy_peer(args, reply_timeout, connect_timeout)
     if args.scheduler is None:
-        decision = ZmqPeer(args.socket_endpoint, reply_timeout, connect_timeout,
-                           command=args.scheduler_command)
+        decision = ZmqPeer(args.socket_endpoint or DEFAULT_ENDPOINT, reply_timeout,
+                           connect_timeout, command=args.scheduler_command)
     elif args.scheduler.startswith("replay:"):
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
     elif args.scheduler.startswith("pybatsim:"):

@@ -98,10 +98,12 @@ class ZmqPeer(DecisionProcess):
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         return decode_reply(self.exchange_text(encode_batsim_message(now, events)))
 
-    def exchange_text(self, message: str) -> str:
-        """Send one Batsim message, return the scheduler's raw reply."""
+    def exchange_text(self, message: str, ending: bool | None = None) -> str:
+        """Send one Batsim message, return the scheduler's raw reply (`ending`: the message
+        ends the simulation; None: it holds SIMULATION_ENDS; other protocols say it)."""
         n = self.nb_exchanges + 1
-        ending = '"SIMULATION_ENDS"' in message
+        if ending is None:
+            ending = '"SIMULATION_ENDS"' in message
         what = f"message {n}{' (SIMULATION_ENDS)' if ending else ''}"
         self._read_monitor()
         if self._gone:
