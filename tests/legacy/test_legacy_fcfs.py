@@ -80,3 +80,31 @@ def test_every_version_gives_the_same_run(tmp_path: Path, version: int) -> None:
     legacy = legacy_run(tmp_path, "small4.xml", "delays_small.json", version, [])
     inprocess = json_run(tmp_path, "small4.xml", "delays_small.json", [])
     assert compare(str(legacy), str(inprocess)).differences == []
+
+
+def test_version_3_over_zeromq(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a free port
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    endpoint = f"zmq:tcp://127.0.0.1:{port}"
+    errors: list[BaseException] = []
+
+    def scheduler() -> None:
+        try:
+            run_scheduler(Fcfs(), ["-s", endpoint, "--version", "3",
+                                   "-w", str(WORKLOADS / "mixed_small.json")])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=scheduler, daemon=True)
+    thread.start()
+    prefix = tmp_path / "zmq"
+    rc = main(["-p", str(PLATFORMS / "small4.xml"), "-w", str(WORKLOADS / "mixed_small.json"),
+               "-q", "--legacy-protocol", "3", "-s", endpoint, "-e", str(prefix),
+               "--scheduler-connect-timeout", "20", "--scheduler-timeout", "20"])
+    thread.join(20)
+    assert rc == 0 and not errors and not thread.is_alive(), errors
+    inprocess = json_run(tmp_path, "small4.xml", "mixed_small.json", [])
+    assert compare(str(prefix), str(inprocess)).differences == []
