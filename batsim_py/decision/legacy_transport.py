@@ -49,8 +49,9 @@ class LegacyTransport:
 
 class _UnixStream(LegacyTransport):
     def __init__(self, path: str, timeout: float | None, connect_timeout: float | None,
-                 command: str | None) -> None:
+                 command: str | None, env: dict[str, str] | None = None) -> None:
         self.path = path
+        self._env = env
         self.timeout = DEFAULT_REPLY_TIMEOUT if timeout is None else timeout
         self.connect_timeout = (DEFAULT_CONNECT_TIMEOUT if connect_timeout is None
                                 else connect_timeout)
@@ -61,7 +62,7 @@ class _UnixStream(LegacyTransport):
 
     def start_child(self) -> None:
         if self._command is not None:
-            self.child = ChildScheduler(self._command)
+            self.child = ChildScheduler(self._command, self._env)
 
     def _connect(self, deadline: float) -> socket.socket:
         raise NotImplementedError
@@ -158,8 +159,9 @@ class UnixServer(_UnixStream):
     """batsim-py listens on `path` (versions 1-3)."""
 
     def __init__(self, path: str, timeout: float | None = None,
-                 connect_timeout: float | None = None, command: str | None = None) -> None:
-        super().__init__(path, timeout, connect_timeout, command)
+                 connect_timeout: float | None = None, command: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        super().__init__(path, timeout, connect_timeout, command, env)
         self.listener: socket.socket | None = None
         self._created = False
         folder = os.path.dirname(path) or "."
@@ -238,8 +240,9 @@ class UnixClient(_UnixStream):
     """The scheduler listens on `path`; batsim-py connects, with retries (version 0)."""
 
     def __init__(self, path: str, timeout: float | None = None,
-                 connect_timeout: float | None = None, command: str | None = None) -> None:
-        super().__init__(path, timeout, connect_timeout, command)
+                 connect_timeout: float | None = None, command: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        super().__init__(path, timeout, connect_timeout, command, env)
         self.start_child()
 
     def _connect(self, deadline: float) -> socket.socket:
@@ -272,11 +275,18 @@ class ZmqTransport(LegacyTransport):
     """Version 3 over ZeroMQ (2017): the text as one frame; batsim-py's REQ connects."""
 
     def __init__(self, endpoint: str, timeout: float | None = None,
-                 connect_timeout: float | None = None, command: str | None = None) -> None:
+                 connect_timeout: float | None = None, command: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
         from batsim_py.decision.zmq_peer import ZmqPeer
 
         self.endpoint = endpoint
-        self.peer = ZmqPeer(endpoint, timeout, connect_timeout, command)
+        self.peer = ZmqPeer(endpoint, timeout, connect_timeout)
+        if command is not None:
+            try:
+                self.peer.child = ChildScheduler(command, env)
+            except BaseException:
+                self.peer.close()
+                raise
 
     def exchange(self, text: str, what: str) -> str:
         return self.peer.exchange_text(text, ending="Z" in what)

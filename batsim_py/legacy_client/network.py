@@ -292,10 +292,14 @@ def run_scheduler(scheduler: LegacyScheduler, argv: Sequence[str] | None = None)
                         "Redis; its jobs are w0!ID in versions 2-3)")
     parser.add_argument("--nb-res", type=int, help="compute machines (default: the "
                         "workload's nb_res, or Redis' nb_res)")
-    parser.add_argument("--redis-port", type=int, help="read job metadata from Redis")
-    parser.add_argument("--redis-host", default="127.0.0.1")
-    parser.add_argument("--redis-prefix", help="key prefix (default: the socket's absolute "
-                        "path)")
+    env = os.environ  # set by batsim-py for a scheduler it starts (--scheduler-command)
+    port = env.get("BATSIM_REDIS_PORT")
+    parser.add_argument("--redis-port", type=int, default=int(port) if port else None,
+                        help="read job metadata from Redis (default: $BATSIM_REDIS_PORT)")
+    parser.add_argument("--redis-host", default=env.get("BATSIM_REDIS_HOST", "127.0.0.1"))
+    parser.add_argument("--redis-prefix", default=env.get("BATSIM_REDIS_PREFIX"),
+                        help="key prefix (default: $BATSIM_REDIS_PREFIX, or the socket's "
+                        "absolute path)")
     parser.add_argument("--timeout", type=float, default=30.0,
                         help="seconds to wait for the simulator to listen/connect")
     args = parser.parse_args(argv)

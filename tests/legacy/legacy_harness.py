@@ -49,8 +49,10 @@ def _read(sock: socket.socket, n: int) -> bytes | None:
 
 
 def scheduler_thread(path: str, script: Callable[[str], str | None], out: Exchange,
-                     listen: bool = False) -> threading.Thread:
-    """A client answering with `script` (None: close the connection instead)."""
+                     listen: bool = False, done: threading.Event | None = None
+                     ) -> threading.Thread:
+    """A client answering with `script` (None: close the connection instead); it gives up
+    connecting once `done` is set (the simulator ended before listening)."""
 
     def run() -> None:
         try:
@@ -70,7 +72,7 @@ def scheduler_thread(path: str, script: Callable[[str], str | None], out: Exchan
                         break
                     except OSError:
                         sock.close()
-                        if time.monotonic() > deadline:
+                        if time.monotonic() > deadline or (done and done.is_set()):
                             raise
                         time.sleep(0.02)
             sock.settimeout(60)
@@ -107,7 +109,8 @@ def run_legacy(tmp_path: Path, workload: str, script: Callable[[str], str | None
     out = Exchange()
     if version == 0 and os.path.exists(path):
         os.unlink(path)
-    thread = scheduler_thread(path, script, out, listen=version == 0)
+    done = threading.Event()
+    thread = scheduler_thread(path, script, out, listen=version == 0, done=done)
     if version == 0:
         for _ in range(200):
             if os.path.exists(path):
@@ -117,6 +120,7 @@ def run_legacy(tmp_path: Path, workload: str, script: Callable[[str], str | None
     rc = main(["-p", str(PLATFORMS / platform), "-w", wl, "--legacy-protocol", str(version),
                "-s", f"unix:{path}", "-e", str(tmp_path / prefix), "-q",
                "--scheduler-connect-timeout", "20", "--scheduler-timeout", "20", *extra])
+    done.set()
     thread.join(30)
     assert not thread.is_alive(), "the scheduler thread did not end"
     return rc, out
