@@ -277,3 +277,65 @@ def test_the_private_server_never_outlives_batsim_py(tmp_path: Path, how: str) -
     rest = process.communicate(timeout=30)[1]
     assert process.returncode == (143 if how == "sigterm" else 1), rest
     assert not _alive(pid) and not _listening(port) and not os.path.exists(folder)
+
+
+def test_batsim4_registration_reads_jobs_and_profiles_from_redis(tmp_path: Path,
+                                                                 server: RedisServer) -> None:
+    """REGISTER_PROFILE and REGISTER_JOB without their objects: Batsim reads them from Redis."""
+    import zmq
+
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    seen: dict = {}
+
+    def run() -> None:
+        context = zmq.Context()
+        sock = context.socket(zmq.REP)
+        sock.bind(endpoint)
+        client = redis.Redis(host=server.host, port=server.port)
+        try:
+            while True:
+                message = json.loads(sock.recv())
+                now = message["now"]
+                types = [e["type"] for e in message["events"]]
+                seen.setdefault("types", []).append(types)
+                out = []
+                if "SIMULATION_BEGINS" in types:
+                    client.set("dyn7:profile_dyn!p", json.dumps({"type": "delay", "delay": 7}))
+                    client.set("dyn7:job_dyn!1", json.dumps(
+                        {"id": "dyn!1", "subtime": 0, "res": 2, "profile": "p"}))
+                    out = [{"timestamp": now, "type": "REGISTER_PROFILE",
+                            "data": {"workload_name": "dyn", "profile_name": "p"}},
+                           {"timestamp": now, "type": "REGISTER_JOB",
+                            "data": {"job_id": "dyn!1"}},
+                           {"timestamp": now, "type": "EXECUTE_JOB",
+                            "data": {"job_id": "dyn!1", "alloc": "0-1"}},
+                           {"timestamp": now, "type": "NOTIFY",
+                            "data": {"type": "registration_finished"}}]
+                sock.send_string(json.dumps({"now": now, "events": out}))
+                if "SIMULATION_ENDS" in types:
+                    return
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            seen["error"] = exc
+        finally:
+            sock.close(linger=0)
+            context.term()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"nb_res": 4, "jobs": [], "profiles": {}}))
+    rc = main(["-p", str(PLATFORMS / "small4.xml"), "-w", str(empty), "-q", "-s", endpoint,
+               "-e", str(tmp_path / "dyn"), "--enable-dynamic-jobs", "--enable-redis",
+               "--redis-port", str(server.port), "--redis-prefix", "dyn7",
+               "--scheduler-timeout", "20"])
+    thread.join(20)
+    assert rc == 0 and "error" not in seen, seen.get("error")
+    import csv
+
+    with open(tmp_path / "dyn_jobs.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["workload_name"] == "dyn" and row["job_id"] == "1"
+    assert float(row["execution_time"]) == pytest.approx(7, abs=1e-3)
+    assert row["requested_number_of_resources"] == "2"
