@@ -132,6 +132,23 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--sg-log",), "SimGrid logging option; repeatable (accepted and ignored)", "list",
          None, "OPTION"),
     Flag(("--simgrid-version",), "print which SimGrid models batsim-py reproduces and exit"),
+    Flag(("--protocol",), "batsim (default): the Batsim 4 JSON protocol; flux: a Flux-style "
+         "scheduler drives the run over Flux RFC 27 (docs/flux.md)", "value", "batsim",
+         "NAME"),
+    Flag(("--flux-scheduler",), "with --protocol flux: run a Flux client in-process (fifo, "
+         "easy, MODULE:CLASS or path/to/file.py:CLASS) instead of connecting to -s",
+         "value", None, "NAME"),
+    Flag(("--flux-options",), "with --flux-scheduler: its options as a JSON object",
+         "value", None, "JSON"),
+    Flag(("--flux-granularity",), "with --protocol flux: node (default; a job's res is nodes, "
+         "allocated whole) or core (res is cores; jobs share hosts)", "value", "node",
+         "node|core"),
+    Flag(("--flux-epoch",), "with --protocol flux: seconds added to every absolute time on "
+         "the wire (default 0)", "float", 0.0, "SECONDS"),
+    Flag(("--flux-tolerant",), "with --protocol flux: a scheduler fault suspends scheduling "
+         "until a new hello (RFC 27) instead of stopping the run"),
+    Flag(("--flux-eventlog",), "with --protocol flux: also write PREFIX_flux_eventlog.jsonl "
+         "(RFC 18-style job events)"),
 )
 
 
@@ -360,16 +377,21 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     args.workload = [shipped.resolve(w, "workload") for w in args.workload]
     args.events = [shipped.resolve(e, "events") for e in args.events]
 
+    flux = args.protocol == "flux"
+    if args.protocol not in ("batsim", "flux"):
+        raise UsageError(f"--protocol must be 'batsim' or 'flux', not '{args.protocol}'")
     options = Options(
         export_prefix=args.export,
         timing=args.timing,
-        allow_compute_sharing=args.enable_compute_sharing,
+        # (core granularity: Flux hands out cores, several jobs share a host)
+        allow_compute_sharing=args.enable_compute_sharing or (
+            flux and args.flux_granularity == "core"),
         allow_storage_sharing=not args.disable_storage_sharing,
         forward_profiles_on_submission=args.forward_profiles_on_submission,
         dynamic_jobs=args.enable_dynamic_jobs,
         acknowledge_dynamic_jobs=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse,
-        forward_unknown_events=bool(args.forward_unknown_events and args.events),
+        forward_unknown_events=bool((args.forward_unknown_events or flux) and args.events),
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
@@ -390,7 +412,14 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
-    decision = make_decision_process(args)  # last: it may start a scheduler process
+    if flux:
+        from batsim_py.decision.flux_peer import attach_setup, from_cli_args
+
+        decision = from_cli_args(args, _timeout(args, "scheduler_timeout"),
+                                 _timeout(args, "scheduler_connect_timeout"))
+        setup = attach_setup(decision, setup)
+    else:
+        decision = make_decision_process(args)  # last: it may start a scheduler process
     sim = run_simulation(spec, decision, setup, report)
     logging.getLogger("batsim_py").info(
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)

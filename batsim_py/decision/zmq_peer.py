@@ -99,8 +99,9 @@ class ZmqPeer(DecisionProcess):
         return decode_reply(self.exchange_text(encode_batsim_message(now, events)))
 
     def exchange_text(self, message: str, ending: bool | None = None) -> str:
-        """Send one Batsim message, return the scheduler's raw reply (`ending`: the message
-        ends the simulation; None: it holds SIMULATION_ENDS; other protocols say it)."""
+        """Send one message, return the scheduler's raw reply; `ending`: this is the last
+        message (default: a Batsim message holding SIMULATION_ENDS; other protocols, such as
+        the Flux envelope, say it themselves)."""
         n = self.nb_exchanges + 1
         if ending is None:
             ending = '"SIMULATION_ENDS"' in message
