@@ -23,6 +23,7 @@ is enforced by Batsim's walltime (and by a kill when moved earlier).
 from __future__ import annotations
 
 import bisect
+import copy
 import csv
 import json
 import logging
@@ -215,6 +216,7 @@ class FluxPeer(DecisionProcess):
         userid = desc.get("user", 0)
         if isinstance(userid, bool) or not isinstance(userid, int) or userid < 0:
             userid = 0
+        nothing = False
         if "jobspec" in desc:
             spec = desc["jobspec"]
             try:
@@ -222,12 +224,22 @@ class FluxPeer(DecisionProcess):
             except ProtocolError as exc:
                 raise WorkloadError(str(exc)) from None
         else:
-            spec = jobspec.from_batsim(job.profile, job.res, job.walltime, self.granularity,
-                                       min(self.cores, default=1))
+            spec = jobspec.from_batsim(job.profile, max(job.res, 1), job.walltime,
+                                       self.granularity, min(self.cores, default=1))
             request = jobspec.parse(spec, where)
+            nothing = job.res < 1  # Batsim loads it but no allocation can run it
         fid = len(self.jobs) + 1
         fj = FluxJob(fid, job.id, job.res, job.walltime, urgency, priority_of(urgency), userid,
                      job.subtime, spec, request)
+        if nothing:  # rejected at once, as the Batsim-protocol fcfs and easy do
+            self.jobs[fid] = fj
+            self.by_batsim[job.id] = fj
+            self._event(fj, "submit", {"urgency": urgency, "userid": userid})
+            fj.exception = ("alloc", "the job asks for no resource (res 0)")
+            self._event(fj, "exception", {"type": "alloc", "severity": 0,
+                                          "note": fj.exception[1]})
+            self._end_unstarted(fj, "FAILED")
+            return
         self.jobs[fid] = fj
         self.by_batsim[job.id] = fj
         self._event(fj, "submit", {"urgency": urgency, "userid": userid})
@@ -571,7 +583,8 @@ class FluxPeer(DecisionProcess):
             if notes is None:
                 return self._fatal(f"sent an ANNOTATE {where} without 'annotations'")
             ann.merge(fj.annotations, notes)
-            self._event(fj, "annotations", {"annotations": fj.annotations or None})
+            self._event(fj, "annotations", {"annotations": copy.deepcopy(fj.annotations)
+                                            or None})
             return
         if kind == CANCEL:
             extra = sorted(set(p) - {"id", "type"})
@@ -700,8 +713,8 @@ class FluxPeer(DecisionProcess):
         fj.R = rv1.build(assignment, self.hosts, self._wire(fj.starttime),
                          self._wire(fj.expiration) if fj.expiration else 0.0)
         fj.state = "RUN"
-        self._event(fj, "alloc", {"annotations": dict(fj.annotations)} if fj.annotations
-                    else {})
+        self._event(fj, "alloc", {"annotations": copy.deepcopy(fj.annotations)}
+                    if fj.annotations else {})
         self._event(fj, "start", {})
         mapping = self._executors(fj, assignment)
         self._decisions.append(d.ExecuteJob(

@@ -40,6 +40,8 @@ class ResourcePool:
         up_ranks = set(idset.decode(up)) if up is not None else set(ranks)
         self.up: dict[int, bool] = {r: r in up_ranks for r in ranks}
         self.jobs: dict[int, tuple[float, rv1.Assignment]] = {}  # id -> (end time, resources)
+        self.nfree: dict[int, int] = {r: len(c) for r, c in self.cores.items()}
+        self._feasible: set[Any] = set()  # requests known to fit the inventory
 
     # --------------------------------------------------------------- state
     def mark_up(self, ids: str) -> None:
@@ -54,7 +56,9 @@ class ResourcePool:
 
     def register_alloc(self, jobid: int, assignment: rv1.Assignment, end: float = 0.0) -> None:
         for rank, cores in assignment.items():
-            self.allocated[rank].update(cores)
+            held = self.allocated[rank]
+            held.update(cores)
+            self.nfree[rank] = len(self.cores[rank]) - len(held)
         self.jobs[jobid] = (end, assignment)
 
     def free(self, jobid: int, assignment: rv1.Assignment | None = None) -> None:
@@ -63,6 +67,7 @@ class ResourcePool:
         for rank, cores in (assignment or held).items():
             if rank in self.allocated:
                 self.allocated[rank].difference_update(cores)
+                self.nfree[rank] = len(self.cores[rank]) - len(self.allocated[rank])
 
     def update_expiration(self, jobid: int, end: float) -> None:
         if jobid in self.jobs:
@@ -72,7 +77,14 @@ class ResourcePool:
         return [(j, end) for j, (end, _) in self.jobs.items()]
 
     def copy(self) -> ResourcePool:
-        return copy.deepcopy(self)
+        """An independent copy of the allocation state (the inventory is shared: it never
+        changes), cheap enough for a forecast per scheduling pass."""
+        other = copy.copy(self)
+        other.allocated = {r: set(c) for r, c in self.allocated.items()}
+        other.nfree = dict(self.nfree)
+        other.up = dict(self.up)
+        other.jobs = dict(self.jobs)
+        return other
 
     def free_cores(self, rank: int) -> list[int]:
         held = self.allocated[rank]
@@ -82,37 +94,35 @@ class ResourcePool:
     def alloc(self, jobid: int, request: Request, end: float = 0.0) -> rv1.Assignment:
         """Allocate `request` to `jobid` (worst-fit) or raise why not."""
         candidates = []
-        for rank in sorted(self.cores):
+        for rank, nfree in self.nfree.items():  # (in rank order)
             if not self.up[rank]:
                 continue
-            free = self.free_cores(rank)
-            needed = len(self.cores[rank]) if request.exclusive else request.cores
-            if len(free) >= needed:
-                candidates.append((rank, free))
-        candidates.sort(key=lambda c: len(c[1]), reverse=True)  # stable: ties in rank order
+            if nfree >= (len(self.cores[rank]) if request.exclusive else request.cores):
+                candidates.append((rank, nfree))
+        candidates.sort(key=lambda c: c[1], reverse=True)  # stable: ties in rank order
         selected: rv1.Assignment = {}
         if request.nnodes:
             per_node = request.nslots * request.cores
-            for rank, free in candidates:
+            for rank, nfree in candidates:
                 if len(selected) == request.nnodes:
                     break
                 if request.exclusive:
-                    if len(free) < len(self.cores[rank]) or len(free) < per_node:
+                    if nfree < len(self.cores[rank]) or nfree < per_node:
                         continue
-                    selected[rank] = tuple(free)
-                elif len(free) >= per_node:
-                    selected[rank] = tuple(free[:per_node])
+                    selected[rank] = self.cores[rank]
+                elif nfree >= per_node:
+                    selected[rank] = tuple(self.free_cores(rank)[:per_node])
             if len(selected) < request.nnodes:
                 self.check_feasibility(request)
                 raise InsufficientResources("insufficient resources")
         else:
             slots = 0
-            for rank, free in candidates:
+            for rank, nfree in candidates:
                 if slots == request.nslots:
                     break
-                take = min(len(free) // request.cores, request.nslots - slots)
+                take = min(nfree // request.cores, request.nslots - slots)
                 if take:
-                    selected[rank] = tuple(free[:take * request.cores])
+                    selected[rank] = tuple(self.free_cores(rank)[:take * request.cores])
                     slots += take
             if slots < request.nslots:
                 self.check_feasibility(request)
@@ -123,6 +133,8 @@ class ResourcePool:
 
     def check_feasibility(self, request: Request) -> None:
         """Raise `InfeasibleRequest` if no state of this pool could satisfy `request`."""
+        if request in self._feasible:
+            return
         if request.gpus:
             raise InfeasibleRequest(f"unsatisfiable request: need {request.gpus} GPU(s) per "
                                     "slot, the pool has none")
@@ -134,12 +146,14 @@ class ResourcePool:
                 raise InfeasibleRequest(
                     f"unsatisfiable request: need {request.nnodes} node(s) with {per_node} "
                     f"cores each, only {eligible} eligible")
+            self._feasible.add(request)
             return
         slots = sum(s // request.cores for s in sizes)
         if slots < request.nslots:
             raise InfeasibleRequest(
                 f"unsatisfiable request: need {request.nslots} slot(s) of {request.cores} "
                 f"core(s), only {slots} such slot(s) available (total cores: {sum(sizes)})")
+        self._feasible.add(request)
 
     def to_R(self, assignment: rv1.Assignment, starttime: float = 0.0,
              expiration: float = 0.0) -> dict[str, Any]:

@@ -58,3 +58,40 @@ def test_easy_equals_easy_but_backfilled_machines(tmp_path, squeeze):
     # Flux pool always takes the lowest free rank. Both use one machine per job.
     for b, f in zip(batsim, flux, strict=True):
         assert len(b["allocated_resources"].split()) == len(f["allocated_resources"].split())
+
+
+def _small_run(tmp: Path, name: str, workload: dict, platform_xml: str, *how: str):
+    (tmp / f"{name}.xml").write_text(platform_xml)
+    (tmp / f"{name}.json").write_text(json.dumps(workload))
+    code = main(["-p", str(tmp / f"{name}.xml"), "-w", str(tmp / f"{name}.json"), "-e",
+                 str(tmp / name), "-q", "--timing", "ideal", *how])
+    assert code == 0
+    return {j["job_id"]: j for j in read_csv(tmp / f"{name}_jobs.csv")}
+
+
+def test_fifo_takes_any_free_nodes_fcfs_consecutive_ones(tmp_path):
+    """Hand-computed: A, B, C take nodes 0, 1, 2 at t=0; D (2 nodes) comes at t=1. When B
+    ends at t=10, nodes 1 and 3 are free: fifo starts D there, fcfs waits for two
+    consecutive ids (t=100, nodes 0-1)."""
+    from raw_client import delays, platform
+
+    work = delays((0, 1, 100), (0, 1, 10), (0, 1, 100), (1, 2, 10))
+    fcfs = _small_run(tmp_path, "fcfs", work, platform(4), "--scheduler", "fcfs")
+    fifo = _small_run(tmp_path, "fifo", work, platform(4), "--protocol", "flux",
+                      "--flux-scheduler", "fifo")
+    assert (fcfs["4"]["starting_time"], fcfs["4"]["allocated_resources"]) == ("100.000000",
+                                                                              "0-1")
+    assert (fifo["4"]["starting_time"], fifo["4"]["allocated_resources"]) == ("10.000000",
+                                                                              "1 3")
+
+
+def test_worst_fit_takes_the_host_with_most_cores_first(tmp_path):
+    """small4's node3 has 2 cores, the others 1: a lone one-node job goes there under Flux's
+    worst-fit, on node0 under fcfs."""
+    small4 = (PROJECT / "platforms" / "small4.xml").read_text()
+    work = {"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "d"}],
+            "profiles": {"d": {"type": "delay", "delay": 5}}}
+    fcfs = _small_run(tmp_path, "fcfs", work, small4, "--scheduler", "fcfs")
+    fifo = _small_run(tmp_path, "fifo", work, small4, "--protocol", "flux",
+                      "--flux-scheduler", "fifo")
+    assert (fcfs["1"]["allocated_resources"], fifo["1"]["allocated_resources"]) == ("0", "3")

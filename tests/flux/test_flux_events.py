@@ -103,3 +103,12 @@ def test_node_down_and_up(tmp_path):
     assert names == ["submit", "priority", "depend", "alloc", "start", "exception", "finish",
                      "release", "free", "clean"]
     assert all(set(e) == {"id", "job_id", "timestamp", "name", "context"} for e in log)
+
+
+def test_a_job_asking_for_nothing_is_rejected_unsent(tmp_path):
+    fifo = NodeFifo()
+    code, client = run(tmp_path, fifo, delays((0, 0, 10), (0, 1, 10)), platform(2))
+    assert code == 0
+    assert [m["payload"]["id"] for _, m in client.sent("sched.alloc")] == [2]
+    jobs = {j["job_id"]: j["final_state"] for j in read_csv(tmp_path / "out_jobs.csv")}
+    assert jobs == {"1": "REJECTED", "2": "COMPLETED_SUCCESSFULLY"}
