@@ -21,3 +21,6 @@ class Options:
     schedule_tracing: bool = True  # PREFIX_schedule.trace (Pajé), as Batsim writes it
     energy: bool = False
     version: str = "batsim-py-0.1.0"
+    # Batsim 5's rules where they differ from 4's (a batprotocol EDC drives the run):
+    # a CallMeLater already due fires at once instead of being an error.
+    v5_semantics: bool = False
