@@ -6,7 +6,8 @@ member table's name) and `"x"` (its dict); enums are their names.
 Writer: the bytes flatbuffers' own text generator (flatc 2.0.8, `strict_json`, default scalars
 output) prints for the same message, which is what Batsim 5 sends through batprotocol-cpp:
 - keys in schema field order, `x_type` just before `x`; absent tables, strings and vectors
-  omitted; every scalar written (its default when absent), except `= null` ones;
+  omitted; every scalar written, its default when absent, `null` for an unset `= null` one
+  (e.g. `"walltime": null` for a job without walltime: flatc does so with defaults output);
 - doubles in flatbuffers' `NumToString`: fixed notation with 12 decimals, trailing zeros cut
   down to one (`1e20` is `100000000000000000000.0`, `1/3` is `0.333333333333`);
 - strings escaped as flatbuffers' `EscapeString` does: `\\n \\t \\r \\b \\f \\" \\\\`,
@@ -127,7 +128,14 @@ class JsonWriter:
                 continue
             value = obj.get(f.name)
             if value is None:
-                if kind in ("scalar", "enum") and not f.optional and not f.vector:
+                if kind in ("scalar", "enum") and not f.vector:
+                    if f.optional:  # flatc prints an unset `= null` scalar as null
+                        if n:
+                            out.append(",")
+                        n += 1
+                        self._nl(out, inner)
+                        out.append(f'"{f.name}": null')
+                        continue
                     value = f.default
                 else:
                     continue
