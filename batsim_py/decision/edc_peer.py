@@ -555,10 +555,6 @@ class _JsonCodec:
 def _codec(fmt: int, strict: bool, ignored: list[str]) -> Any:
     if fmt == FORMAT_JSON:
         return _JsonCodec(strict, ignored)
-    try:
-        from batsim_py.protocol.batprotocol.binary import BinaryCodec
-    except ImportError:
-        raise NotSupportedError("the EDC asked for binary flatbuffers (format flags without "
-                                "0x2), which batsim-py does not speak yet: make the EDC speak "
-                                "JSON (flags 0x2)") from None
+    from batsim_py.protocol.batprotocol.binary import BinaryCodec
+
     return BinaryCodec()
