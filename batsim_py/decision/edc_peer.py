@@ -43,6 +43,7 @@ FORMAT_BINARY = 0x1
 FORMAT_JSON = 0x2
 BATPROTOCOL_VERSION = "0.1.0"  # the schema batsim-py speaks: the seed's (seed-systems §2.0)
 ONESHOT = "\0oneshot\0"  # marks one-shot ids among the armed calls (periodic ones are bare)
+PROBE = "\0probe\0"  # marks probe ids among them
 BATSIM_VERSION = "batsim-py-0.1.0 (batprotocol, Batsim 5.0.0-rc2 semantics)"
 
 
@@ -81,6 +82,15 @@ class _Periodic:
     stopped: bool = False
 
 
+@dataclass(slots=True)
+class _Probe:
+    periodic: _Periodic
+    hosts: tuple[int, ...]
+    aggregation: str
+    resources: dict[str, Any]
+    triggers: int = 0
+
+
 class EdcPeer(DecisionProcess):
     def __init__(self, transport: EdcTransport, settings: EdcSettings | None = None) -> None:
         self.transport = transport
@@ -95,6 +105,7 @@ class EdcPeer(DecisionProcess):
         self._pending_calls: list[tuple[float, int, str]] = []
         self._seq = 0
         self._periodic: dict[str, _Periodic] = {}
+        self._probes: dict[str, _Probe] = {}
         self._rearm: list[d.Decision] = []
         self._switch_requests: list[tuple[tuple[int, ...], int, str]] = []
         self._ignored: list[str] = []
@@ -286,6 +297,8 @@ class EdcPeer(DecisionProcess):
             raise SchedulerError("internal: a requested call came that no CallMeLater armed")
         self._pending_calls.sort()
         at, _, ident = self._pending_calls.pop(0)
+        if ident.startswith(PROBE):
+            return self._probe_triggered(ident[len(PROBE):], at, e.timestamp)
         if ident.startswith(ONESHOT):
             return _wrap(e.timestamp, "RequestedCallEvent", {
                 "call_me_later_id": ident[len(ONESHOT):], "last_periodic_call": False})
@@ -402,6 +415,15 @@ class EdcPeer(DecisionProcess):
             self._arm(target, ONESHOT + ident)
             out.append(d.CallMeLater(t, target))
             return
+        entity = self._new_periodic(ident, when, at, "call_me_later_id", self._periodic)
+        self._periodic[ident] = entity
+        first = self._first_trigger(entity, t)
+        self._arm(first, ident)
+        out.append(d.CallMeLater(t, first))
+
+    def _new_periodic(self, ident: str, when: dict[str, Any], at: str, what: str,
+                      live: dict[str, Any]) -> _Periodic:
+        """A periodic entity (call or probe) after Batsim 5.0's checks (§2.8.3)."""
         unit = 1 if when["time_unit"] == "Millisecond" else 1000
         period = when["period"] * unit
         offset = when["offset"] * unit
@@ -409,32 +431,120 @@ class EdcPeer(DecisionProcess):
         if period <= 0:
             raise SchedulerError(f"{at}: the period must be positive")
         if offset != 0 and not lift:
-            raise SchedulerError(f"{at}: a periodic call's offset must be 0 in Batsim 5.0 "
+            raise SchedulerError(f"{at}: a periodic trigger's offset must be 0 in Batsim 5.0 "
                                  "(--lift-v5-restrictions accepts other offsets)")
-        if ident in self._periodic:
-            raise SchedulerError(f"{at}: call_me_later_id '{ident}' is already used by a live "
-                                 "periodic call")
+        if ident in live:
+            raise SchedulerError(f"{at}: {what} '{ident}' is already used by a live periodic "
+                                 "entity")
         if not lift:
-            for other in self._periodic.values():
+            others = [*self._periodic.values(), *(p.periodic for p in self._probes.values())]
+            for other in others:
                 a, b = sorted((other.period_ms, period))
                 if b % a:
                     raise SchedulerError(
                         f"{at}: period {period} ms and the period {other.period_ms} ms of "
                         f"'{other.id}' do not divide each other, which Batsim 5.0 requires "
                         "(--lift-v5-restrictions lifts it)")
-        mode = when["mode"]
         remaining = None
         if when["mode_type"] == "FinitePeriodNumber":
-            remaining = mode["nb_periods"]
+            remaining = when["mode"]["nb_periods"]
             if remaining < 1:
                 raise SchedulerError(f"{at}: nb_periods must be at least 1")
-        entity = _Periodic(ident, period, offset, remaining)
-        self._periodic[ident] = entity
+        return _Periodic(ident, period, offset, remaining)
+
+    @staticmethod
+    def _first_trigger(entity: _Periodic, t: float) -> float:
+        """The first absolute multiple of the period (plus offset) strictly after t."""
         t_ms = t * 1000.0
+        period, offset = entity.period_ms, entity.offset_ms
         k = math.floor((t_ms - offset) / period + 1e-9) + 1 if t_ms >= offset else 0
-        first = (offset + k * period) / 1000.0
-        self._arm(first, ident)
+        return (offset + k * period) / 1000.0
+
+    # ------------------------------------------------------------------ probes
+    def _create_probe(self, e: dict[str, Any], t: float, at: str,
+                      out: list[d.Decision]) -> None:
+        """Power probes on hosts, periodic, accumulated without reset: what Batsim 5.0 has
+        (§2.8.4); the value is each host's consumed energy in joules since the start."""
+        ident = e["probe_id"]
+        if e["metrics"] != "Power":
+            raise NotSupportedError(f"{at}: {e['metrics']} probes are not implemented by "
+                                    "Batsim 5.0 (only Power) nor by batsim-py")
+        if e["resources_type"] != "HostResources":
+            raise NotSupportedError(f"{at}: probes on links are not implemented by Batsim 5.0 "
+                                    "nor by batsim-py")
+        trigger = e["measurement_triggering_policy"]
+        if trigger["temporal_trigger_type"] != "Periodic":
+            raise NotSupportedError(f"{at}: non-periodic probes are not implemented by Batsim "
+                                    "5.0 nor by batsim-py")
+        strategy = e["data_accumulation_strategy"]
+        if (e["data_accumulation_strategy_type"] != "ProbeDataAccumulation"
+                or strategy["reset_mode_type"] != "NoReset"):
+            raise NotSupportedError(f"{at}: a probe must accumulate its data without reset "
+                                    "(ProbeDataAccumulation with NoReset), as Batsim 5.0 "
+                                    "requires")
+        aggregation = e["resources_aggregation_function_type"]
+        if aggregation not in ("NoResourcesAggregation", "Sum", "ArithmeticMean"):
+            raise NotSupportedError(f"{at}: resource aggregation {aggregation} is not "
+                                    "implemented by Batsim 5.0 nor by batsim-py")
+        if self.sim is None or not self.sim.options.energy:
+            raise SchedulerError(f"{at}: Power probes read the energy model: run with "
+                                 "-E/--energy")
+        try:
+            hosts = intervalset.parse(e["resources"]["host_ids"])
+        except ValueError as exc:
+            raise SchedulerError(f"{at}: host_ids: {exc}") from None
+        nb = len(self.sim.hosts)
+        bad = [h for h in hosts if not 0 <= h < nb]
+        if bad:
+            raise SchedulerError(f"{at}: host {bad[0]} does not exist (hosts 0-{nb - 1})")
+        periodic = self._new_periodic(ident, trigger["temporal_trigger"], at, "probe_id",
+                                      self._probes)
+        if periodic.remaining is not None:
+            periodic.remaining += 1  # the first trigger only initialises
+        probe = _Probe(periodic, tuple(hosts), aggregation, dict(e["resources"]))
+        self._probes[ident] = probe
+        first = self._first_trigger(periodic, t)
+        self._arm(first, PROBE + ident)
         out.append(d.CallMeLater(t, first))
+
+    def _stop_probe(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
+        probe = self._probes.pop(e["probe_id"], None)
+        if probe is None:
+            log.warning("%s: no live probe '%s' to stop (ignored)", at, e["probe_id"])
+            return
+        probe.periodic.stopped = True
+
+    def _probe_triggered(self, ident: str, at: float, timestamp: float
+                         ) -> dict[str, Any] | None:
+        probe = self._probes.get(ident)
+        if probe is None or probe.periodic.stopped:
+            return None
+        entity = probe.periodic
+        probe.triggers += 1
+        if entity.remaining is not None:
+            entity.remaining -= 1
+        if entity.remaining == 0:
+            del self._probes[ident]
+        else:
+            next_at = at + entity.period_ms / 1000.0
+            self._arm(next_at, PROBE + ident)
+            self._rearm.append(d.CallMeLater(timestamp, next_at))
+        sim = self.sim
+        values = [float(sim.energy_trace.hosts.consumed(sim.machine_host[h]))
+                  for h in probe.hosts]
+        if probe.triggers == 1:
+            return None  # Batsim 5.0: the first trigger initialises, data comes after
+        if probe.aggregation == "NoResourcesAggregation":
+            data_type, data = "VectorialProbeData", {"data": values}
+        elif probe.aggregation == "Sum":
+            data_type, data = "AggregatedProbeData", {"data": math.fsum(values)}
+        else:
+            data_type, data = "AggregatedProbeData", {"data": math.fsum(values) / len(values)
+                                                      if values else 0.0}
+        return _wrap(timestamp, "ProbeDataEmittedEvent", {
+            "probe_id": ident, "resources_type": "HostResources",
+            "resources": probe.resources, "metrics": "Power", "data_type": data_type,
+            "data": data, "manually_triggered": False, "nb_emitted": 0, "nb_triggered": 0})
 
     def _stop_call(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         entity = self._periodic.pop(e["call_me_later_id"], None)
@@ -524,14 +634,14 @@ _HANDLERS: dict[str, Any] = {
     "TurnOnOffHostsEvent": _switch_handler("onoff"),
     "FinishRegistrationEvent": EdcPeer._finish_registration,
     "EDCHelloEvent": EdcPeer._hello_again,
+    "CreateProbeEvent": EdcPeer._create_probe,
+    "StopProbeEvent": EdcPeer._stop_probe,
 }
 _UNSUPPORTED = {
     "TriggerProbeEvent": "TriggerProbeEvent is not implemented by Batsim 5.0 (it aborts on "
                          "it), nor by batsim-py",
     "ResetProbeEvent": "ResetProbeEvent is not implemented by Batsim 5.0 (it aborts on it), "
                        "nor by batsim-py",
-    "CreateProbeEvent": "probes (CreateProbeEvent) are not implemented by batsim-py yet",
-    "StopProbeEvent": "probes (StopProbeEvent) are not implemented by batsim-py yet",
     "RegisterJobEvent": "dynamic registration (RegisterJobEvent) is not implemented by "
                         "batsim-py's batprotocol mode yet",
     "RegisterProfileEvent": "dynamic registration (RegisterProfileEvent) is not implemented "

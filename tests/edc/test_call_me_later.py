@@ -54,7 +54,7 @@ def test_periodic_counts_last_flag_spacing_and_stop(tmp_path):
     ([{"id": "a", "period": 10, "nb": 2}, {"id": "b", "period": 15, "nb": 2}],
      "do not divide each other"),
     ([{"id": "a", "period": 10, "nb": 2}, {"id": "a", "period": 20, "nb": 2}],
-     "already used by a live periodic call"),
+     "already used by a live periodic entity"),
 ])
 def test_refused_periodic_calls(tmp_path, calls, message):
     init = json.dumps({"calls": calls}).encode()
