@@ -8,14 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_JOBS 100000
 #define ID_LEN 128
 
 static int nb_hosts = 0;
 static int *host_owner = NULL;         /* job index running on each host, -1 if free */
 static char (*job_ids)[ID_LEN] = NULL; /* every job seen, by index */
 static int *job_res = NULL;
-static int nb_jobs = 0;
+static int nb_jobs = 0, cap_jobs = 0;
+static int *table = NULL;              /* open-addressing hash: job id -> index + 1 */
+static int cap_table = 0;
 static int *queue = NULL;              /* job indices waiting, FIFO */
 static int queue_head = 0, queue_tail = 0;
 static char *out = NULL;
@@ -54,10 +55,42 @@ static void copy_string(const char *q, char *dst) {
     dst[i] = 0;
 }
 
+static unsigned long hash(const char *s) {
+    unsigned long h = 5381;
+    while (*s) h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+static void table_put(int j) {
+    unsigned long i = hash(job_ids[j]) % (unsigned long)cap_table;
+    while (table[i]) i = (i + 1) % (unsigned long)cap_table;
+    table[i] = j + 1;
+}
+
 static int job_index(const char *id) {
-    for (int i = nb_jobs - 1; i >= 0; i--)
-        if (strcmp(job_ids[i], id) == 0) return i;
+    unsigned long i = hash(id) % (unsigned long)cap_table;
+    while (table[i]) {
+        if (strcmp(job_ids[table[i] - 1], id) == 0) return table[i] - 1;
+        i = (i + 1) % (unsigned long)cap_table;
+    }
     return -1;
+}
+
+static void add_job(const char *id, int res) {
+    if (nb_jobs == cap_jobs) {
+        cap_jobs = cap_jobs ? cap_jobs * 2 : 1024;
+        job_ids = realloc(job_ids, sizeof(*job_ids) * cap_jobs);
+        job_res = realloc(job_res, sizeof(int) * cap_jobs);
+        queue = realloc(queue, sizeof(int) * cap_jobs);
+        free(table);
+        cap_table = cap_jobs * 2;
+        table = calloc(cap_table, sizeof(int));
+        for (int j = 0; j < nb_jobs; j++) table_put(j);
+    }
+    snprintf(job_ids[nb_jobs], ID_LEN, "%s", id);
+    job_res[nb_jobs] = res;
+    table_put(nb_jobs);
+    queue[queue_tail++] = nb_jobs++;
 }
 
 uint8_t batsim_edc_init(const uint8_t *data, uint32_t size, uint32_t *flags,
@@ -68,9 +101,6 @@ uint8_t batsim_edc_init(const uint8_t *data, uint32_t size, uint32_t *flags,
     const char *f = find_key(init, init + size, "fail_at");
     if (f) fail_at = atoi(f);
     free(init);
-    job_ids = malloc(sizeof(*job_ids) * MAX_JOBS);
-    job_res = malloc(sizeof(int) * MAX_JOBS);
-    queue = malloc(sizeof(int) * MAX_JOBS);
     *flags = 0x2;
     out_len = 0;
     emit("{\"now\":0.0,\"events\":[{\"timestamp\":0.0,\"event_type\":\"EDCHelloEvent\","
@@ -95,8 +125,8 @@ uint8_t batsim_edc_take_decisions(const uint8_t *what, uint32_t size, uint8_t **
     out_len = 0;
     snprintf(buf, sizeof buf, "{\"now\":%s,\"events\":[", now);
     emit(buf);
-    const char *p = msg;
-    while ((p = find_key(p, end, "event_type")) != NULL) {
+    const char *p = find_key(msg, end, "event_type");
+    while (p != NULL) {
         const char *next = find_key(p, end, "event_type");
         const char *stop = next ? next : end;
         if (strncmp(p, "\"SimulationBeginsEvent\"", 23) == 0) {
@@ -112,9 +142,7 @@ uint8_t batsim_edc_take_decisions(const uint8_t *what, uint32_t size, uint8_t **
                 emit(buf);
                 first = 0;
             } else {
-                strcpy(job_ids[nb_jobs], id);
-                job_res[nb_jobs] = res;
-                queue[queue_tail++] = nb_jobs++;
+                add_job(id, res);
             }
         } else if (strncmp(p, "\"JobCompletedEvent\"", 19) == 0) {
             copy_string(find_key(p, stop, "job_id"), id);
@@ -122,7 +150,7 @@ uint8_t batsim_edc_take_decisions(const uint8_t *what, uint32_t size, uint8_t **
             for (int h = 0; h < nb_hosts; h++)
                 if (host_owner[h] == j) host_owner[h] = -1;
         }
-        p = stop;
+        p = next;
     }
     while (queue_head < queue_tail) {
         int j = queue[queue_head], nfree = 0;
@@ -163,14 +191,16 @@ uint8_t batsim_edc_deinit(void) {
     free(job_ids);
     free(job_res);
     free(queue);
+    free(table);
     free(out);
     host_owner = NULL;
     job_ids = NULL;
     job_res = NULL;
     queue = NULL;
+    table = NULL;
     out = NULL;
     out_cap = out_len = 0;
-    nb_jobs = queue_head = queue_tail = calls = 0;
+    nb_jobs = cap_jobs = cap_table = queue_head = queue_tail = calls = 0;
     fail_at = -1;
     return 0;
 }
