@@ -137,6 +137,9 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--edc-allow-unknown-fields",), "drop (with a warning) the JSON fields the "
          "batprotocol schema does not define in an EDC's messages, instead of refusing them "
          "as Batsim 5 does"),
+    Flag(("--output-layout",), "v4 (default): Batsim 4's output files; v5: Batsim 5's "
+         "(PREFIX + jobs.csv, schedule.json, real_exec_info.json, no Pajé trace; default "
+         "prefix out/)", "value", "v4", "LAYOUT"),
     Flag(("--lift-v5-restrictions",), "with an EDC: accept what Batsim 5.0 refuses because it "
          "is unfinished (periodic offsets, periods that do not divide each other)"),
 )
@@ -368,6 +371,10 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     args.workload = [shipped.resolve(w, "workload") for w in args.workload]
     args.events = [shipped.resolve(e, "events") for e in args.events]
 
+    if args.output_layout not in ("v4", "v5"):
+        raise UsageError(f"--output-layout must be v4 or v5, not '{args.output_layout}'")
+    if args.output_layout == "v5" and args.export == "outputs/out":
+        args.export = "out/"  # Batsim 5's default prefix
     options = Options(
         export_prefix=args.export,
         timing=args.timing,
@@ -381,7 +388,8 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
-        schedule_tracing=not args.disable_schedule_tracing,
+        schedule_tracing=not args.disable_schedule_tracing and args.output_layout == "v4",
+        output_layout=args.output_layout,
     )
     spec = RunSpec(
         platform=args.platform,

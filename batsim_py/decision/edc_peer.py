@@ -125,7 +125,10 @@ class EdcPeer(DecisionProcess):
             acknowledge_dynamic_jobs=f.get("acknowledge_dynamic_jobs", False),
             profile_reuse=f.get("profile_reuse", False),
             forward_profiles_on_submission=f.get("forward_profiles_on_job_submission", False),
-            v5_semantics=True)
+            v5_semantics=True,
+            # the outputs say that Batsim 5.0's restrictions were lifted (batsim_version)
+            version=o.version + ("+lift-v5-restrictions" if self.settings.lift_restrictions
+                                 else ""))
 
     def _handshake(self) -> None:
         flags, hello = self.transport.init(self.settings.init_data)

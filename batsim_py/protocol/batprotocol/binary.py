@@ -54,6 +54,8 @@ class BinaryCodec:
         self.fb = _generated()
         self._modules: dict[str, Any] = {}
         self._classes: dict[str, Any] = {}
+        self._field_names: dict[str, list[tuple[Field, str]]] = {}
+        self._builders: dict[str, Any] = {}
 
     def _module(self, table: str) -> Any:
         module = self._modules.get(table)
@@ -76,11 +78,17 @@ class BinaryCodec:
         except (struct.error, IndexError, UnicodeDecodeError) as exc:
             raise ProtocolError(f"{what}: not a valid batprotocol flatbuffer ({exc})") from None
 
+    def _fields(self, name: str) -> list[tuple[Field, str]]:
+        plan = self._field_names.get(name)
+        if plan is None:
+            plan = [(f, _camel(f.name)) for f in self.schema.tables[name].fields]
+            self._field_names[name] = plan
+        return plan
+
     def _table(self, name: str, obj: Any, path: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for f in self.schema.tables[name].fields:
-            camel = _camel(f.name)
-            sub = f"{path}.{f.name}"
+        for f, camel in self._fields(name):
+            sub = path + "." + f.name
             if f.kind == "union":
                 member_index = getattr(obj, camel + "Type")()
                 union = self.schema.unions[f.type]
@@ -148,35 +156,48 @@ class BinaryCodec:
         builder.Finish(root)
         return bytes(builder.Output())
 
+    def _builder_plan(self, name: str) -> Any:
+        """(start, end, [(field, add, add_type, start_vector)]) of a table, resolved once."""
+        plan = self._builders.get(name)
+        if plan is None:
+            module = self._module(name)
+            fields = []
+            for f in self.schema.tables[name].fields:
+                camel = _camel(f.name)
+                fields.append((
+                    f, getattr(module, f"{name}Add{camel}"),
+                    getattr(module, f"{name}Add{camel}Type", None),
+                    getattr(module, f"{name}Start{camel}Vector", None) if f.vector else None))
+            plan = (getattr(module, f"{name}Start"), getattr(module, f"{name}End"), fields)
+            self._builders[name] = plan
+        return plan
+
     def _build(self, b: flatbuffers.Builder, name: str, obj: dict[str, Any]) -> int:
-        module = self._module(name)
-        table = self.schema.tables[name]
+        start, end, fields = self._builder_plan(name)
         offsets: dict[str, int] = {}
         # Children first: strings, vectors and tables cannot be built inside a table.
-        for f in table.fields:
+        for f, _, _, start_vector in fields:
             value = obj.get(f.name)
             if value is None:
                 continue
-            if f.kind == "union":
+            kind = f.kind
+            if kind == "union":
                 member = obj.get(f.name + "_type")
                 if member is None or member == "NONE":
                     continue
                 offsets[f.name] = self._build(b, member, value)
-            elif f.vector:
-                offsets[f.name] = self._vector(b, module, name, f, value)
-            elif f.kind == "string":
+            elif start_vector is not None:
+                offsets[f.name] = self._vector(b, start_vector, f, value)
+            elif kind == "string":
                 offsets[f.name] = b.CreateString(value)
-            elif f.kind == "table":
+            elif kind == "table":
                 offsets[f.name] = self._build(b, f.type, value)
-        getattr(module, f"{name}Start")(b)
-        for f in table.fields:
-            camel = _camel(f.name)
-            add = getattr(module, f"{name}Add{camel}")
+        start(b)
+        for f, add, add_type, _ in fields:
             if f.kind == "union":
                 if f.name in offsets:
                     union = self.schema.unions[f.type]
-                    getattr(module, f"{name}Add{camel}Type")(
-                        b, union.members.index(obj[f.name + "_type"]) + 1)
+                    add_type(b, union.members.index(obj[f.name + "_type"]) + 1)
                     add(b, offsets[f.name])
             elif f.name in offsets:
                 add(b, offsets[f.name])
@@ -187,9 +208,9 @@ class BinaryCodec:
                 if f.kind == "enum" and isinstance(value, str):
                     value = self.schema.enums[f.type].values[value]
                 add(b, value)
-        return getattr(module, f"{name}End")(b)
+        return end(b)
 
-    def _vector(self, b: flatbuffers.Builder, module: Any, name: str, f: Field,
+    def _vector(self, b: flatbuffers.Builder, start_vector: Any, f: Field,
                 values: list[Any]) -> int:
         if f.kind == "string":
             items = [b.CreateString(v) for v in values]
@@ -197,7 +218,7 @@ class BinaryCodec:
             items = [self._build(b, f.type, v) for v in values]
         else:
             items = list(values)
-        getattr(module, f"{name}Start{_camel(f.name)}Vector")(b, len(items))
+        start_vector(b, len(items))
         if f.kind in ("string", "table"):
             for item in reversed(items):
                 b.PrependUOffsetTRelative(item)
