@@ -561,6 +561,44 @@ class EdcPeer(DecisionProcess):
                              out: list[d.Decision]) -> None:
         out.append(d.NotifyDecision(t, "registration_finished"))
 
+    def _check_registration(self, at: str) -> None:
+        if not self.features.get("dynamic_registration"):
+            raise SchedulerError(f"{at}: the EDC did not ask for dynamic_registration in its "
+                                 "hello's requested_simulation_features")
+
+    def _register_profile(self, e: dict[str, Any], t: float, at: str,
+                          out: list[d.Decision]) -> None:
+        from batsim_py.protocol.batprotocol.profiles import profile_from_wire
+
+        self._check_registration(at)
+        p = e["profile"]
+        workload, sep, name = p["id"].partition("!")
+        if not sep or not workload or not name:
+            raise SchedulerError(f"{at}: the profile id must be 'workload!name', not "
+                                 f"'{p['id']}'")
+        body = profile_from_wire(workload, p["profile_type"], p["profile"], at)
+        out.append(d.RegisterProfile(t, workload, name, body))
+
+    def _register_job(self, e: dict[str, Any], t: float, at: str,
+                      out: list[d.Decision]) -> None:
+        self._check_registration(at)
+        job_id = e["job_id"]
+        workload, sep, name = job_id.partition("!")
+        if not sep or not workload or not name:
+            raise SchedulerError(f"{at}: the job id must be 'workload!name', not '{job_id}'")
+        job = e["job"]
+        pwl, psep, pname = job["profile_id"].partition("!")
+        if psep and pwl != workload:
+            raise NotSupportedError(f"{at}: profile '{job['profile_id']}' of another workload "
+                                    "than the job's is not implemented by batsim-py")
+        desc: dict[str, Any] = {"id": job_id, "subtime": t, "res": job["resource_request"],
+                                "profile": pname if psep else job["profile_id"]}
+        if job.get("walltime") is not None:
+            desc["walltime"] = job["walltime"]
+        if job.get("extra_data"):
+            desc["extra_data"] = job["extra_data"]
+        out.append(d.RegisterJob(t, job_id, desc))
+
     def _hello_again(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         raise SchedulerError(f"{at}: the EDC said hello a second time (Batsim 5 aborts)")
 
@@ -638,6 +676,8 @@ _HANDLERS: dict[str, Any] = {
     "FinishRegistrationEvent": EdcPeer._finish_registration,
     "EDCHelloEvent": EdcPeer._hello_again,
     "CreateProbeEvent": EdcPeer._create_probe,
+    "RegisterJobEvent": EdcPeer._register_job,
+    "RegisterProfileEvent": EdcPeer._register_profile,
     "StopProbeEvent": EdcPeer._stop_probe,
 }
 _UNSUPPORTED = {
@@ -645,10 +685,6 @@ _UNSUPPORTED = {
                          "it), nor by batsim-py",
     "ResetProbeEvent": "ResetProbeEvent is not implemented by Batsim 5.0 (it aborts on it), "
                        "nor by batsim-py",
-    "RegisterJobEvent": "dynamic registration (RegisterJobEvent) is not implemented by "
-                        "batsim-py's batprotocol mode yet",
-    "RegisterProfileEvent": "dynamic registration (RegisterProfileEvent) is not implemented "
-                            "by batsim-py's batprotocol mode yet",
     "ForceSimulationStopEvent": "ForceSimulationStopEvent is not implemented by batsim-py yet",
 }
 

@@ -47,3 +47,45 @@ def profile_to_wire(workload: str, p: m.Profile) -> tuple[str, dict[str, Any]]:
             "filename": p.trace}
     raise NotSupportedError(f"profile '{workload}!{p.name}' of type '{p.type}' has no "
                             "batprotocol form (Batsim 5 has no such profile type)")
+
+
+def _local(workload: str, profile_id: str, where: str) -> str:
+    wl, sep, name = profile_id.partition("!")
+    if not sep:
+        return profile_id
+    if wl != workload:
+        raise NotSupportedError(f"{where}: profile '{profile_id}' of another workload than "
+                                f"'{workload}' (batsim-py composes profiles of one workload)")
+    return name
+
+
+def profile_from_wire(workload: str, member: str, body: dict[str, Any], where: str
+                      ) -> dict[str, Any]:
+    """A registered profile (`Profile` union member and table) as a Batsim 4 JSON profile,
+    which the workload layer reads."""
+    if member == "DelayProfile":
+        return {"type": "delay", "delay": body["delay"]}
+    if member == "ParallelTaskProfile":
+        return {"type": "parallel", "cpu": list(body.get("computation_vector") or []),
+                "com": list(body.get("communication_matrix") or [])}
+    if member == "ParallelTaskHomogeneousProfile":
+        total = body["generation_strategy"] == "DefinedAmountsSpreadUniformly"
+        return {"type": "parallel_homogeneous_total" if total else "parallel_homogeneous",
+                "cpu": body["computation_amount"], "com": body["communication_amount"]}
+    if member == "SequentialCompositionProfile":
+        return {"type": "composed", "repeat": body["repetition_count"],
+                "seq": [_local(workload, p, where) for p in body["profile_ids"]]}
+    if member == "ParallelTaskOnStorageHomogeneousProfile":
+        if body["generation_strategy"] != "DefinedAmountsUsedForEachValue":
+            raise NotSupportedError(f"{where}: {member} with {body['generation_strategy']} "
+                                    "is not implemented by batsim-py")
+        return {"type": "parallel_homogeneous_pfs", "bytes_to_read": body["bytes_to_read"],
+                "bytes_to_write": body["bytes_to_write"], "storage": body["storage_name"]}
+    if member == "ParallelTaskDataStagingBetweenStoragesProfile":
+        return {"type": "data_staging", "nb_bytes": body["bytes_to_transfer"],
+                "from": body["emitter_storage_name"], "to": body["receiver_storage_name"]}
+    if member == "TraceReplayProfile":
+        return {"type": "smpi" if body["trace_type"] == "SMPI" else "usage_trace",
+                "trace": body["filename"]}
+    raise NotSupportedError(f"{where}: {member} is not implemented by Batsim 5.0 (it aborts "
+                            "on its registration) nor by batsim-py")
