@@ -384,7 +384,9 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         dynamic_jobs=args.enable_dynamic_jobs,
         acknowledge_dynamic_jobs=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse,
-        forward_unknown_events=bool(args.forward_unknown_events and args.events),
+        # (a batprotocol EDC gets every event of --events: Batsim 5 has generic events only)
+        forward_unknown_events=bool((args.forward_unknown_events or any(
+            getattr(args, n) is not None for n in _EDC_FLAGS)) and args.events),
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,

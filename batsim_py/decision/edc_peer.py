@@ -109,6 +109,7 @@ class EdcPeer(DecisionProcess):
         self._rearm: list[d.Decision] = []
         self._switch_requests: list[tuple[tuple[int, ...], int, str]] = []
         self._ignored: list[str] = []
+        self._event_ids: dict[int, str] = {}
         self._closed = False
 
     # ------------------------------------------------------------------ set-up
@@ -116,6 +117,10 @@ class EdcPeer(DecisionProcess):
         """Called once the simulation is built, before it runs: the handshake happens here
         (the hello's features change the simulation's options)."""
         self.sim = sim
+        # Batsim 5 names external events LIST!INDEX (INDEX: the event's rank in its list,
+        # here in time order, which is the file's order when the file is sorted by time).
+        self._event_ids = {id(event.description): f"{lst.name}!{k}"
+                           for lst in sim.event_lists for k, event in enumerate(lst.events)}
         self._handshake()
         o = sim.options
         f = self.features
@@ -216,11 +221,14 @@ class EdcPeer(DecisionProcess):
             if e.type == "no_more_external_event_to_occur":
                 return _wrap(e.timestamp, "AllStaticExternalEventsHaveBeenInjectedEvent", {})
             if e.type == "generic":
-                data = dict(e.data or {})
+                desc = e.data or {}
+                data = desc.get("data")
+                if not isinstance(data, str):  # Batsim 5's events carry a string
+                    data = json.dumps(desc if data is None else data, separators=(",", ":"))
                 return _wrap(e.timestamp, "ExternalEventOccurredEvent", {
-                    "id": str(data.get("id", "")),
+                    "id": self._event_ids.get(id(desc), ""),
                     "external_event_type": "GenericExternalEvent",
-                    "external_event": {"data": json.dumps(data, separators=(",", ":"))}})
+                    "external_event": {"data": data}})
             raise NotSupportedError(
                 f"external event '{e.type}' at t={e.timestamp:f}: Batsim 5 has only generic "
                 "external events (machine availability events are Batsim 4's)")

@@ -136,20 +136,60 @@ def test_reader_refuses_bad_unions_and_fields(bad, message):
         decode_message(text)
 
 
+def _scenarios(tmp_path):
+    """Runs whose messages cover every event batsim-py sends: jobs, kills (atomic and
+    sequential progress), periodic and one-shot calls, host switches, probes, registration
+    with acknowledgements, external events."""
+    from edc.test_kills_and_events import WORKLOAD
+    from edc.test_probes_and_refusals import _probe
+
+    kills = tmp_path / "kills.json"
+    kills.write_text(json.dumps(WORKLOAD))
+    events = tmp_path / "ev.jsonl"
+    events.write_text('{"timestamp": 3, "type": "generic", "data": "x\\u00e9"}\n')
+    yield "batsim_py.edcs.fcfs", {}, {}
+    yield "killer", {"workload": str(kills)}, {"kill_after": {"w0!0": 10, "w0!1": 55}}
+    yield "periodic", {}, {"calls": [{"id": "p", "period": 100, "nb": 3}],
+                           "oneshot_past": True}
+    yield "switcher", {"platform": "platforms/energy8.xml", "energy": True}, {}
+    yield "scripted", {"platform": "platforms/energy8.xml", "energy": True}, {
+        "first": [_probe("NoResourcesAggregation"), {**_probe("Sum"), "event": {
+            **_probe("Sum")["event"], "probe_id": "sum"}}]}
+    yield "submitter", {}, {}
+    yield "batsim_py.edcs.fcfs", {"events": str(events)}, {}
+
+
 @needs_flatc
 def test_every_message_batsim_py_sends_is_schema_valid_and_round_trips(tmp_path):
-    """A whole run (FCFS EDC, small workload): flatc accepts each message batsim-py sent,
-    with the seed schema, and prints it back exactly as our writer prints it."""
-    recording = Recording(python_edc("batsim_py.edcs.fcfs"))
-    run_edc(recording, tmp_path / "out")
-    assert len(recording.sent) > 10
+    """Every message batsim-py sent in runs covering all its events: flatc accepts it with
+    the seed schema and prints it back exactly as our writer prints it."""
+    from batsim_py.decision.edc_peer import EdcPeer, EdcSettings
+    from batsim_py.run import RunSpec, run_simulation
+    from batsim_py.sim.options import Options
+    from edc.helpers import PROJECT
+
     texts = []
-    for data in recording.sent:
-        assert data.endswith(b"\0") and b"\0" not in data[:-1]
-        texts.append(data[:-1].decode())
+    for i, (edc, where, init) in enumerate(_scenarios(tmp_path)):
+        recording = Recording(python_edc(edc))
+        spec = RunSpec(platform=str(PROJECT / where.get("platform", "platforms/small4.xml")),
+                       workloads=[where.get("workload",
+                                            str(PROJECT / "workloads/delays_small.json"))],
+                       options=Options(export_prefix=str(tmp_path / f"o{i}"),
+                                       energy=where.get("energy", False),
+                                       forward_unknown_events=True),
+                       events=[where["events"]] if "events" in where else [])
+        run_simulation(spec, EdcPeer(recording, EdcSettings(init_data=json.dumps(init).encode(),
+                                                            arguments=["batsim-py", "-p"])))
+        for data in recording.sent:
+            assert data.endswith(b"\0") and b"\0" not in data[:-1]
+            texts.append(data[:-1].decode())
     kinds = {e["event_type"] for t in texts for e in json.loads(t)["events"]}
-    assert {"SimulationBeginsEvent", "JobSubmittedEvent", "JobCompletedEvent",
-            "AllStaticJobsHaveBeenSubmittedEvent", "SimulationEndsEvent"} <= kinds
+    assert kinds == {
+        "SimulationBeginsEvent", "JobSubmittedEvent", "JobCompletedEvent", "JobsKilledEvent",
+        "RequestedCallEvent", "HostsTurnedOnOffEvent", "HostsPStateChangedEvent",
+        "ProbeDataEmittedEvent", "AllStaticJobsHaveBeenSubmittedEvent",
+        "AllStaticExternalEventsHaveBeenInjectedEvent", "ExternalEventOccurredEvent",
+        "SimulationEndsEvent"}
     theirs = flatc_roundtrip(texts, tmp_path)
     for text, back in zip(texts, theirs, strict=True):
         assert JsonWriter(compact=False).message(decode_message(text)) == back
