@@ -15,7 +15,7 @@ from batsim_py.protocol.batprotocol.json_text import (
     format_double,
 )
 from edc.examples import EXAMPLES
-from edc.helpers import FLATC, Recording, flatc_roundtrip, python_edc, run_edc
+from edc.helpers import FLATC, Recording, flatc_roundtrip, python_edc
 
 needs_flatc = pytest.mark.skipif(FLATC is None, reason="flatc is not installed (Debian "
                                  "flatbuffers-compiler): the byte-exact checks need it")
