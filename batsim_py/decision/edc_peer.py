@@ -110,6 +110,7 @@ class EdcPeer(DecisionProcess):
         self._switch_requests: list[tuple[tuple[int, ...], int, str]] = []
         self._ignored: list[str] = []
         self._event_ids: dict[int, str] = {}
+        self._job_profiles: dict[str, tuple[str, str]] = {}  # forward_profiles_on_jobs_killed
         self._closed = False
 
     # ------------------------------------------------------------------ set-up
@@ -209,10 +210,13 @@ class EdcPeer(DecisionProcess):
         if kind is ev.RequestedCall:
             return self._requested_call(e)
         if kind is ev.JobKilled:
-            return _wrap(e.timestamp, "JobsKilledEvent", {
+            killed: dict[str, Any] = {
                 "job_ids": list(e.job_ids),
                 "progresses": [{"job_id": j, "wrapper": self._progress(j, p)}
-                               for j, p in e.job_progress.items()]})
+                               for j, p in e.job_progress.items()]}
+            if self.features.get("forward_profiles_on_jobs_killed"):
+                killed["profiles"] = self._killed_profiles(e.job_ids)
+            return _wrap(e.timestamp, "JobsKilledEvent", killed)
         if kind is ev.ResourceStateChanged:
             return self._state_changed(e)
         if kind is ev.Notify:
@@ -238,8 +242,20 @@ class EdcPeer(DecisionProcess):
             return _wrap(e.timestamp, "SimulationEndsEvent", {})
         raise NotSupportedError(f"event {kind.__name__} has no batprotocol form in batsim-py")
 
+    def _killed_profiles(self, job_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The profiles of killed jobs, once each (forward_profiles_on_jobs_killed)."""
+        out: dict[str, dict[str, Any]] = {}
+        for job_id in job_ids:
+            workload, profile = self._job_profiles.get(job_id, ("", ""))
+            p = self.sim.profiles_of.get(workload, {}).get(profile)
+            if p is not None and f"{workload}!{profile}" not in out:
+                out[f"{workload}!{profile}"] = _profile_and_id(workload, p)
+        return list(out.values())
+
     def _job_submitted(self, e: ev.JobSubmitted) -> dict[str, Any]:
         job = e.job
+        if self.features.get("forward_profiles_on_jobs_killed"):
+            self._job_profiles[job.id] = (job.workload, job.profile)
         out: dict[str, Any] = {"job_id": job.id, "job": _job(job),
                                "submission_time": job.subtime}
         if e.profile is not None:

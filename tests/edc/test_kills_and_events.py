@@ -56,6 +56,17 @@ def test_kills_report_completion_then_progress(tmp_path):
     assert inner["kill_progress"]["progress"] == pytest.approx(0.75, abs=1e-3)
 
 
+def test_killed_jobs_profiles_forwarded_when_asked(tmp_path):
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps(WORKLOAD))
+    recording = Recording(python_edc("killer"))
+    run_edc(recording, tmp_path / "out", workload=str(workload),
+            init=json.dumps({"kill_after": {"w0!0": 10}, "profiles": True}).encode())
+    killed = [e for _, k, e in _sent(recording) if k == "JobsKilledEvent"]
+    assert killed[0]["profiles"] == [{"id": "w0!d100", "profile_type": "DelayProfile",
+                                      "profile": {"delay": 100.0}}]
+
+
 def test_generic_external_events(tmp_path):
     events = tmp_path / "ev.jsonl"
     events.write_text('{"timestamp": 3, "type": "generic", "data": "{\\"power_cap\\": 50}"}\n'

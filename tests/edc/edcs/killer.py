@@ -1,5 +1,6 @@
 """Test EDC (after Batsim 5's killer): runs each job at once on the lowest free hosts and
-kills it `kill_after` seconds after its submission (init {"kill_after": {"JOB_ID": S}})."""
+kills it `kill_after` seconds after its submission (init {"kill_after": {"JOB_ID": S}};
+"profiles": true asks for forward_profiles_on_jobs_killed)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ def batsim_edc_init(init_data):
     _s.clear()
     _s.update(kit.init_options(init_data), free=[], running={})
     _s["codec"] = kit.Codec()
-    return _s["codec"].flags, _s["codec"].encode(kit.hello("killer-test", "1"))
+    features = {"forward_profiles_on_jobs_killed": True} if _s.get("profiles") else {}
+    return _s["codec"].flags, _s["codec"].encode(kit.hello("killer-test", "1", **features))
 
 
 def batsim_edc_take_decisions(data):
