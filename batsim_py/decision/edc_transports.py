@@ -60,20 +60,28 @@ class ProcessEdc(ZmqPeer):
         return self._request(data, what, ending)
 
     def _request(self, payload: bytes, what: str, ending: bool) -> bytes:
-        self._read_monitor()
-        if self._gone:
-            self._fail(f"went away (connection lost) before {what}", ending)
         try:
+            self._read_monitor()
+            if self._gone:
+                self._fail(f"went away (connection lost) before {what}", ending)
             self._socket.send(payload)
             self._wait_reply(what, ending)
             raw = self._socket.recv()
         except zmq.ZMQError as exc:
             raise SchedulerError(
                 f"connection to the EDC at '{self.endpoint}' broke: {exc}") from None
+        except SchedulerError as exc:  # the Batsim 4 peer's words, for an EDC
+            raise SchedulerError(_edc_words(str(exc))) from None
         self.nb_exchanges += 1
         if ending:
             self._ended = True
         return raw
+
+
+def _edc_words(message: str) -> str:
+    return (message.replace("check -s", "check --edc-socket-str")
+            .replace("the scheduler", "the EDC").replace("a scheduler", "an EDC")
+            .replace("no scheduler", "no EDC"))
 
 
 _InitFn = ctypes.CFUNCTYPE(ctypes.c_uint8, ctypes.POINTER(ctypes.c_uint8), ctypes.c_uint32,
