@@ -42,8 +42,6 @@ log = logging.getLogger("batsim_py.network")
 FORMAT_BINARY = 0x1
 FORMAT_JSON = 0x2
 BATPROTOCOL_VERSION = "0.1.0"  # the schema batsim-py speaks: the seed's (seed-systems §2.0)
-ONESHOT = "\0oneshot\0"  # marks one-shot ids among the armed calls (periodic ones are bare)
-PROBE = "\0probe\0"  # marks probe ids among them
 BATSIM_VERSION = "batsim-py-0.1.0 (batprotocol, Batsim 5.0.0-rc2 semantics)"
 
 
@@ -101,8 +99,9 @@ class EdcPeer(DecisionProcess):
         self.sim: Any = None
         self.nb_exchanges = 0
         self._codec: Any = None
-        # (at, seq, id): armed calls in firing order; one-ids are prefixed ONESHOT
-        self._pending_calls: list[tuple[float, int, str]] = []
+        # (at, seq, id, owner): armed engine calls, fired in (at, seq) order; the owner is the
+        # periodic call or probe (a stopped one is not reused by a new one of the same id)
+        self._pending_calls: list[tuple[float, int, str, Any]] = []
         self._seq = 0
         self._periodic: dict[str, _Periodic] = {}
         self._probes: dict[str, _Probe] = {}
@@ -323,14 +322,14 @@ class EdcPeer(DecisionProcess):
         if not self._pending_calls:
             raise SchedulerError("internal: a requested call came that no CallMeLater armed")
         self._pending_calls.sort()
-        at, _, ident = self._pending_calls.pop(0)
-        if ident.startswith(PROBE):
-            return self._probe_triggered(ident[len(PROBE):], at, e.timestamp)
-        if ident.startswith(ONESHOT):
+        at, _, ident, owner = self._pending_calls.pop(0)
+        if isinstance(owner, _Probe):
+            return self._probe_triggered(owner, at, e.timestamp)
+        if owner is None:
             return _wrap(e.timestamp, "RequestedCallEvent", {
-                "call_me_later_id": ident[len(ONESHOT):], "last_periodic_call": False})
-        entity = self._periodic.get(ident)
-        if entity is None or entity.stopped:
+                "call_me_later_id": ident, "last_periodic_call": False})
+        entity = owner
+        if entity.stopped:
             return None
         last = False
         if entity.remaining is not None:
@@ -340,14 +339,15 @@ class EdcPeer(DecisionProcess):
             del self._periodic[ident]
         else:
             next_at = at + entity.period_ms / 1000.0
-            self._arm(next_at, ident)
+            self._arm(next_at, ident, entity)
             self._rearm.append(d.CallMeLater(e.timestamp, next_at))
         return _wrap(e.timestamp, "RequestedCallEvent", {"call_me_later_id": entity.id,
                                                          "last_periodic_call": last})
 
-    def _arm(self, at: float, ident: str) -> None:
+    def _arm(self, at: float, ident: str, owner: _Periodic | _Probe | None = None) -> None:
+        """Remember an armed engine call: its periodic call or probe (None: a one-shot)."""
         self._seq += 1
-        self._pending_calls.append((at, self._seq, ident))
+        self._pending_calls.append((at, self._seq, ident, owner))
 
     def _state_changed(self, e: ev.ResourceStateChanged) -> dict[str, Any]:
         machines = tuple(e.resources)
@@ -439,13 +439,13 @@ class EdcPeer(DecisionProcess):
         if e["when_type"] == "OneShot":
             scale = 1000.0 if when["time_unit"] == "Millisecond" else 1.0
             target = when["time"] / scale
-            self._arm(target, ONESHOT + ident)
+            self._arm(target, ident)
             out.append(d.CallMeLater(t, target))
             return
         entity = self._new_periodic(ident, when, at, "call_me_later_id", self._periodic)
         self._periodic[ident] = entity
         first = self._first_trigger(entity, t)
-        self._arm(first, ident)
+        self._arm(first, ident, entity)
         out.append(d.CallMeLater(t, first))
 
     def _new_periodic(self, ident: str, when: dict[str, Any], at: str, what: str,
@@ -531,7 +531,7 @@ class EdcPeer(DecisionProcess):
         probe = _Probe(periodic, tuple(hosts), aggregation, dict(e["resources"]))
         self._probes[ident] = probe
         first = self._first_trigger(periodic, t)
-        self._arm(first, PROBE + ident)
+        self._arm(first, ident, probe)
         out.append(d.CallMeLater(t, first))
 
     def _stop_probe(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
@@ -541,11 +541,11 @@ class EdcPeer(DecisionProcess):
             return
         probe.periodic.stopped = True
 
-    def _probe_triggered(self, ident: str, at: float, timestamp: float
+    def _probe_triggered(self, probe: _Probe, at: float, timestamp: float
                          ) -> dict[str, Any] | None:
-        probe = self._probes.get(ident)
-        if probe is None or probe.periodic.stopped:
+        if probe.periodic.stopped:
             return None
+        ident = probe.periodic.id
         entity = probe.periodic
         probe.triggers += 1
         if entity.remaining is not None:
@@ -554,7 +554,7 @@ class EdcPeer(DecisionProcess):
             del self._probes[ident]
         else:
             next_at = at + entity.period_ms / 1000.0
-            self._arm(next_at, PROBE + ident)
+            self._arm(next_at, ident, probe)
             self._rearm.append(d.CallMeLater(timestamp, next_at))
         sim = self.sim
         values = [float(sim.energy_trace.hosts.consumed(sim.machine_host[h]))

@@ -49,6 +49,18 @@ def test_periodic_counts_last_flag_spacing_and_stop(tmp_path):
     assert [e["event_type"] for e in last_message["events"]] == ["SimulationEndsEvent"]
 
 
+def test_a_stopped_call_id_can_be_reused(tmp_path):
+    """Stop 'a' (period 10) after 3 calls, at once ask 'a' again with period 20, 2 calls:
+    5 calls in all, the stopped call's pending trigger is not counted for the new one."""
+    init = {"calls": [{"id": "a", "period": 10, "nb": None}], "stop_after": {"a": 3},
+            "restart": {"a": {"period": 20, "nb": 2}}}
+    recording = Recording(python_edc("periodic"))
+    run_edc(recording, tmp_path / "out", init=json.dumps(init).encode())
+    series = _calls(recording)["a"]
+    assert [round(t, 3) for t, _ in series] == [10.0, 20.0, 30.0, 40.0, 60.0]
+    assert [last for _, last in series] == [False, False, False, False, True]
+
+
 @pytest.mark.parametrize("calls, message", [
     ([{"id": "a", "period": 10, "nb": 2, "offset": 5}], "offset must be 0"),
     ([{"id": "a", "period": 10, "nb": 2}, {"id": "b", "period": 15, "nb": 2}],

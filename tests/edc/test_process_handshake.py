@@ -139,5 +139,6 @@ def test_unanswered_simulation_ends_is_an_error_with_outputs_written(endpoint, t
 
 
 def test_no_edc_listening_is_a_clear_error(endpoint, tmp_path):
-    with pytest.raises(SchedulerError, match="no EDC at .* nothing accepted the connection .* check --edc-socket-str"):
+    with pytest.raises(SchedulerError, match="no EDC at .* nothing accepted the connection "
+                                             ".* check --edc-socket-str"):
         run_edc(ProcessEdc(endpoint, timeout=1, connect_timeout=0.5), tmp_path / "out")

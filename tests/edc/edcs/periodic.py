@@ -3,7 +3,8 @@ calls its init data lists at the first message, rejects every job, stops its inf
 after `stop_after` calls, and asks a one-shot call in the past when `oneshot_past` is set.
 
 Init data: {"calls": [{"id", "period", "nb" (null: infinite), "unit", "offset"}],
-"stop_after": {"ID": N}, "oneshot_past": bool}."""
+"stop_after": {"ID": N}, "restart": {"ID": {"period", "nb"}} (a new call with the id of
+the one just stopped), "oneshot_past": bool}."""
 
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ def batsim_edc_take_decisions(data):
             _s["counts"][ident] = _s["counts"].get(ident, 0) + 1
             if _s.get("stop_after", {}).get(ident) == _s["counts"][ident]:
                 out.append(kit.event(now, "StopCallMeLaterEvent", {"call_me_later_id": ident}))
+                again = _s.get("restart", {}).pop(ident, None)
+                if again is not None:  # a new periodic call with the stopped one's id
+                    out.append(kit.call_me_periodically(now, ident, again["period"],
+                                                        again["nb"]))
     if _s.get("oneshot_past") and not _s["past_sent"] and now > 5:
         _s["past_sent"] = True
         out.append(kit.call_me_later_at(now, "past", 1))
