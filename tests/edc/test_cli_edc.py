@@ -32,6 +32,7 @@ def test_s_is_still_batsim4_socket_endpoint():
     (["-l", "no_such_edc_module", "{}"], "Python EDC 'no_such_edc_module'"),
     (["-l", "/no/such/libedc.so", "{}"], "no such file"),
     (["-l", "batsim_py.edcs.fcfs", "{}", "--output-layout", "v6"], "--output-layout must be"),
+    (["-l", "batsim_py.edcs.fcfs", "{}", "--protocol", "flux"], "one protocol per run"),
 ])
 def test_usage_errors(capsys, tmp_path, extra, message):
     assert main([*SMALL, "-e", str(tmp_path / "o"), "-q", *extra]) == 1
