@@ -859,6 +859,12 @@ def from_cli_args(args: Any, reply_timeout: float | None,
         raise UsageError("--protocol flux takes its scheduler from --flux-scheduler NAME "
                          "(in-process) or -s ENDPOINT, not --scheduler (a Batsim-protocol "
                          "scheduler)")
+    if getattr(args, "legacy_protocol", None) is not None:
+        raise UsageError("--protocol flux and --legacy-protocol are two different scheduler "
+                         "protocols: choose one")
+    if getattr(args, "enable_redis", False) or getattr(args, "redis_server", None):
+        raise UsageError("--enable-redis and --redis-server belong to the Batsim protocols; "
+                         "--protocol flux sends jobspecs in sched.alloc")
     if args.flux_granularity not in ("node", "core"):
         raise UsageError(f"--flux-granularity must be 'node' or 'core', not "
                          f"'{args.flux_granularity}'")
