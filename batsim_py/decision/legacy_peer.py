@@ -54,7 +54,7 @@ class LegacyPeer(DecisionProcess):
         n = self.nb_exchanges + 1
         what = f"message {n} ('{_short(text)}')"
         network_log.info("Sending '%s'", text)
-        raw = self.transport.exchange(text, what + (" (Z)" if ending else ""))
+        raw = self.transport.exchange(text, what, ending)
         network_log.info("Received '%s'", raw)
         self.nb_exchanges = n
         decisions, last = self.codec.decode(raw, sent_at)

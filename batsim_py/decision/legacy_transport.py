@@ -37,7 +37,8 @@ RETRY = 0.1  # version 0: seconds between connection attempts
 class LegacyTransport:
     """Send one message, return the reply's text; `finish` ends the conversation."""
 
-    def exchange(self, text: str, what: str) -> str:
+    def exchange(self, text: str, what: str, ending: bool = False) -> str:
+        """`what` names the message in errors; `ending`: it is the last one."""
         raise NotImplementedError
 
     def finish(self) -> None:
@@ -58,6 +59,7 @@ class _UnixStream(LegacyTransport):
         self.conn: socket.socket | None = None
         self.child: ChildScheduler | None = None
         self.ended = False
+        self._ending = False
         self._command = command
 
     def start_child(self) -> None:
@@ -67,7 +69,8 @@ class _UnixStream(LegacyTransport):
     def _connect(self, deadline: float) -> socket.socket:
         raise NotImplementedError
 
-    def exchange(self, text: str, what: str) -> str:
+    def exchange(self, text: str, what: str, ending: bool = False) -> str:
+        self._ending = ending
         if self.conn is None:
             self.conn = self._connect(time.monotonic() + self.connect_timeout)
         conn = self.conn
@@ -136,8 +139,10 @@ class _UnixStream(LegacyTransport):
                 pass
         cause = (f"; {self.child.describe_exit()}" if self.child is not None
                  and self.child.exit_code() is not None else " (it exited or crashed)")
+        after = ("; the simulation was complete and its outputs are written"
+                 if self._ending else "")
         raise SchedulerError(f"the scheduler at '{self.path}' {how} while batsim-py waited "
-                             f"for the reply to {what}{cause}")
+                             f"for the reply to {what}{cause}{after}")
 
     def finish(self) -> None:
         self.ended = True
@@ -288,8 +293,8 @@ class ZmqTransport(LegacyTransport):
                 self.peer.close()
                 raise
 
-    def exchange(self, text: str, what: str) -> str:
-        return self.peer.exchange_text(text, ending="Z" in what)
+    def exchange(self, text: str, what: str, ending: bool = False) -> str:
+        return self.peer.exchange_text(text, ending=ending)
 
     def close(self) -> None:
         self.peer.close()

@@ -7,7 +7,9 @@ from __future__ import annotations
 import csv
 import json
 import re
+import socket
 import struct
+import threading
 import time
 from pathlib import Path
 
@@ -299,3 +301,63 @@ def test_no_scheduler_at_all(tmp_path: Path, capsys, version: int, message: str)
     err = capsys.readouterr().err
     assert rc == 1 and message in err and time.monotonic() - started < 10
     assert not (tmp_path / "nobody").exists() or version == 0  # the socket file is removed
+
+
+def raw_scheduler(path: str, answer: bytes, out: list[str]) -> threading.Thread:
+    """Connects and answers the first message with raw bytes, then waits for EOF."""
+    def run() -> None:
+        deadline = time.monotonic() + 20
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(path)
+                break
+            except OSError:
+                sock.close()
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.02)
+        with sock:
+            size = struct.unpack("=I", sock.recv(4))[0]
+            out.append(sock.recv(size).decode())
+            sock.sendall(answer)
+            sock.settimeout(20)
+            while sock.recv(4096):
+                pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("answer,message", [
+    (struct.pack("=I", 3) + b"\xff\xfe:", "not UTF-8 text (byte 0: ff)"),
+    (struct.pack("=I", 0), "a message of size 0"),
+    (struct.pack("=I", 0xFFFFFFF0), "not a legacy-protocol frame"),
+    (struct.pack("=I", 100) + b"0:1|", "did not answer message 1"),  # a frame cut short
+])
+def test_broken_frames(tmp_path: Path, capsys, answer: bytes, message: str) -> None:
+    wl = write_workload(tmp_path, DATED_JOBS[:1], DELAYS)
+    seen: list[str] = []
+    thread = raw_scheduler(str(tmp_path / "sock"), answer, seen)
+    started = time.monotonic()
+    rc = main(["-p", str(PLATFORMS / "small4.xml"), "-w", wl, "-e", str(tmp_path / "out"),
+               "--legacy-protocol", "1", "-s", f"unix:{tmp_path}/sock", "-q",
+               "--scheduler-timeout", "1"])
+    thread.join(20)
+    err = capsys.readouterr().err
+    assert rc == 1 and message in err and "Traceback" not in err, err
+    assert time.monotonic() - started < 15 and seen  # bounded, and it did talk
+
+
+def test_closing_after_z_says_the_outputs_are_written(tmp_path: Path, capsys) -> None:
+    wl = write_workload(tmp_path, [{"id": 0, "subtime": 0, "res": 1, "profile": "d1"}], DELAYS)
+
+    def script(text: str) -> str | None:
+        return None if text.endswith(":Z") else first_fit(text)
+
+    rc, _ = run_legacy(tmp_path, wl, script, version=3)
+    err = capsys.readouterr().err
+    assert rc == 1 and "closed the connection" in err
+    assert "the simulation was complete and its outputs are written" in err
+    assert "COMPLETED_SUCCESSFULLY" in (tmp_path / "out_jobs.csv").read_text()
