@@ -327,7 +327,8 @@ class FluxPeer(DecisionProcess):
         if kind not in ("flux_cancel", "flux_urgency", "flux_expiration"):
             log.debug("external event of type %r ignored by the Flux job manager", kind)
             return
-        where = f"external event {kind} at t={self._now:f}"
+        at = data.get("timestamp", self._now)
+        where = f"external event {kind} at t={at:f}"
         fj = self.by_batsim.get(str(data.get("job_id")))
         if fj is None:
             raise WorkloadError(f"{where}: 'job_id' {data.get('job_id')!r} is not a submitted "
