@@ -88,6 +88,9 @@ class CigriJob:
     besteffort: bool
     priority: int
     submission_time: float
+    queuing_date: float  # when the metascheduler queued the task on the cluster
+    queue_seq: int  # the jobs_to_launch row's id
+    order_num: int  # its order_num (the campaign's rank on the cluster in that pass)
     state: str = "submitted"  # submitted, remote_waiting, running, terminated, event
     event: str = ""
     resubmitted: bool = False
@@ -211,25 +214,7 @@ class Cigri:
     # ------------------------------------------------------------------ metascheduler
     def metascheduler(self, now: float) -> None:
         """meta-scheduler.rb: compute_campaigns_orders, then SchedulerAffinity#do."""
-        couples = []  # (cluster, campaign id, max)
-        for cluster in self.clusters:
-            cands = []
-            for camp in self.campaigns:
-                settings = camp.spec.clusters.get(cluster)
-                if camp.state != "running" or settings is None or cluster in camp.blacklist:
-                    continue
-                cid = camp.spec.id
-                max_jobs = 1 if settings.test_mode else settings.max_jobs
-                active = self._active(cid, cluster)
-                queued = sum(1 for e in self.queues[cluster] if e.task.campaign == cid)
-                limit = None if max_jobs is None else max_jobs - (active + queued)
-                to_queue = max(0, self._queue_rate(cluster, cid, now) * 10 - queued)
-                if limit is None or to_queue < limit:
-                    limit = to_queue
-                prio = self.priorities.get(cluster, {}).get(camp.spec.user, 0)
-                cands.append((not settings.test_mode, -prio, cid, limit))
-            for _, _, cid, limit in sorted(cands):
-                couples.append((cluster, cid, limit))
+        couples = self.compute_campaigns_orders(now)
         # compute_stacks(500)
         cap = int(self.conf["METASCHEDULER_MAX_TASKS"])
         stacks: dict[str, dict[int, list[int]]] = {}
@@ -266,6 +251,31 @@ class Cigri:
                 task.state = "queued"
                 self.queues[cluster].append(QueueEntry(next(self._seq), task, cluster,
                                                        order_num, now))
+
+    def compute_campaigns_orders(self, now: float) -> list[tuple[str, int, int]]:
+        """Campaignset#compute_campaigns_orders (lib/cigri-joblib.rb): the (cluster,
+        campaign, max) couples, clusters in database order, campaigns per cluster test mode
+        first, then the user's priority on the cluster (descending), then id (FIFO)."""
+        couples = []
+        for cluster in self.clusters:
+            cands = []
+            for camp in self.campaigns:
+                settings = camp.spec.clusters.get(cluster)
+                if camp.state != "running" or settings is None or cluster in camp.blacklist:
+                    continue
+                cid = camp.spec.id
+                max_jobs = 1 if settings.test_mode else settings.max_jobs
+                active = self._active(cid, cluster)
+                queued = sum(1 for e in self.queues[cluster] if e.task.campaign == cid)
+                limit = None if max_jobs is None else max_jobs - (active + queued)
+                to_queue = max(0, self._queue_rate(cluster, cid, now) * 10 - queued)
+                if limit is None or to_queue < limit:
+                    limit = to_queue
+                prio = self.priorities.get(cluster, {}).get(camp.spec.user, 0)
+                cands.append((not settings.test_mode, -prio, cid, limit))
+            for _, _, cid, limit in sorted(cands):
+                couples.append((cluster, cid, limit))
+        return couples
 
     def _queue_rate(self, cluster: str, cid: int, now: float) -> int:
         if self.flow["type"] == "taps":
@@ -506,7 +516,8 @@ class Cigri:
             job = self.source.job(res=settings.resources, walltime=settings.walltime,
                                   profile=self.profile_of[(camp.spec.id, cluster)][task.index],
                                   id=str(number))
-            cj = CigriJob(number, job.id, task, cluster, settings.besteffort, task.priority, now)
+            cj = CigriJob(number, job.id, task, cluster, settings.besteffort, task.priority, now,
+                          e.queuing_date, e.seq, e.order_num)
             task.state = "job"
             self.jobs.append(cj)
             self.by_oar_id[job.id] = cj

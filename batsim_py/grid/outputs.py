@@ -62,11 +62,12 @@ def write_outputs(run: Any, prefix: str, metrics: dict[str, Any] | None = None) 
             work = (stop - start) * o.res if o is not None and start >= 0 and stop >= 0 else 0.0
             jobs.append([j.id, j.oar_id, camp, j.task.index, j.cluster,
                          "besteffort" if j.besteffort else "default", j.priority,
-                         j.submission_time, start, stop, o.state if o else "",
+                         j.queuing_date, j.submission_time, start, stop, o.state if o else "",
                          j.event or (o.event if o else ""), j.state, int(j.resubmitted), work])
         path = f"{prefix}_cigri_jobs.csv"
         _write(path, ["job_id", "oar_job_id", "campaign", "task", "cluster", "queue",
-                      "priority", "submission_time", "start_time", "stop_time", "oar_state",
+                      "priority", "queuing_date", "submission_time", "start_time",
+                      "stop_time", "oar_state",
                       "event", "cigri_state", "resubmitted", "work"], jobs)
         paths.append(path)
         path = f"{prefix}_cigri_taps.csv"

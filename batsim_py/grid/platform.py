@@ -62,3 +62,28 @@ def grid_clusters(machines: Machines, path: str = "") -> dict[str, GridCluster]:
         out[name] = GridCluster(name, tuple(ids), tuple(machines.compute[i].host.name
                                                         for i in ids), first.speed, first.cores)
     return out
+
+
+def grid_platform_xml(clusters: list[tuple[str, int, str, int]], comment: str = "") -> str:
+    """A SimGrid platform of clusters `(name, nodes, speed, cores)`, one `<cluster>` zone each
+    (hosts `name-0` ...), and a host `master_host`, joined pairwise by one WAN link (the
+    shipped `platforms/grid*.xml` are made by it)."""
+    lines = ['<?xml version="1.0"?>',
+             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">']
+    if comment:
+        lines.append(f"<!-- batsim-py: {comment} -->")
+    lines += ['<platform version="4.1">', '  <zone id="grid" routing="Full">']
+    for name, nodes, speed, cores in clusters:
+        core = "" if cores == 1 else f' core="{cores}"'
+        lines.append(f'    <cluster id="{name}" prefix="{name}-" suffix="" radical="0-{nodes - 1}" '
+                     f'speed="{speed}"{core}')
+        lines.append('             bw="125MBps" lat="50us" bb_bw="2.5GBps" bb_lat="500us"/>')
+    lines.append('    <zone id="master" routing="Full"><host id="master_host" speed="1Gf"/></zone>')
+    lines.append('    <link id="wan" bandwidth="1.25GBps" latency="5ms"/>')
+    gates = [(c[0], f"{c[0]}-{c[0]}_router") for c in clusters] + [("master", "master_host")]
+    for i, (a, ga) in enumerate(gates):
+        for b, gb in gates[i + 1:]:
+            lines.append(f'    <zoneRoute src="{a}" dst="{b}" gw_src="{ga}" gw_dst="{gb}">'
+                         '<link_ctn id="wan"/></zoneRoute>')
+    lines += ["  </zone>", "</platform>", ""]
+    return "\n".join(lines)
