@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     try:
         from batsim_py.grid.inputs import load_grid
-        from batsim_py.grid.metrics import grid_metrics, local_horizon
+        from batsim_py.grid.metrics import campaign_window, grid_metrics, local_horizon
         from batsim_py.grid.outputs import write_outputs
         from batsim_py.grid.run import run_grid
         from batsim_py.output.files import check_prefix
@@ -60,8 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.baseline and not args.no_cigri:
             base = run_grid(spec, with_cigri=False, export=args.export + "_nocigri")
             horizon = local_horizon(base)
-            with_cigri = grid_metrics(run, horizon)
-            without = grid_metrics(base, horizon)
+            window = campaign_window(run)
+            with_cigri = grid_metrics(run, horizon, window)
+            without = grid_metrics(base, horizon, window)
             write_outputs(run, args.export, with_cigri)
             write_outputs(base, args.export + "_nocigri", without)
             figures = {"cigri": with_cigri, "nocigri": without,

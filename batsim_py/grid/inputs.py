@@ -11,6 +11,7 @@ and the fix, on one line (`GridError`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -219,28 +220,23 @@ def load_grid(path: str) -> GridSpec:
     if isinstance(campaigns_src, str):
         cpath = _resolve(base, campaigns_src)
         cdata = _read(cpath)
-        campaigns = parse_campaigns(cdata, cpath, [c.name for c in clusters])
+        campaigns = parse_campaigns(cdata, cpath)
         if isinstance(cdata, dict):
-            priorities.update(_priorities(cdata.get("users_priority", {}), cpath,
-                                          [c.name for c in clusters]))
+            priorities.update(_priorities(cdata.get("users_priority", {}), cpath))
     else:
-        campaigns = parse_campaigns(campaigns_src, path, [c.name for c in clusters])
-    priorities.update(_priorities(data.get("users_priority", {}), path,
-                                  [c.name for c in clusters]))
+        campaigns = parse_campaigns(campaigns_src, path)
+    priorities.update(_priorities(data.get("users_priority", {}), path))
     seed = data.get("seed", 0)
     return GridSpec(path, _resolve(base, data["platform"]), clusters, campaigns, priorities,
                     flow, conf, int(_number(seed, f"{path}: seed", integer=True)), timing,
                     str(data.get("master_host", "master_host")))
 
 
-def _priorities(obj: Any, where: str, clusters: list[str]) -> dict[str, dict[str, int]]:
+def _priorities(obj: Any, where: str) -> dict[str, dict[str, int]]:
     if not isinstance(obj, dict):
         raise GridError(f"{where}: users_priority must be {{cluster: {{user: priority}}}}")
     out = {}
     for cluster, users in obj.items():
-        if cluster not in clusters:
-            raise GridError(f"{where}: users_priority: cluster '{cluster}' is not in the grid "
-                            f"(clusters: {', '.join(clusters)})")
         if not isinstance(users, dict):
             raise GridError(f"{where}: users_priority: '{cluster}' must be {{user: priority}}")
         out[cluster] = {str(u): int(_number(p, f"{where}: users_priority: {cluster}: {u}",
@@ -251,8 +247,9 @@ def _priorities(obj: Any, where: str, clusters: list[str]) -> dict[str, dict[str
 _SETTINGS = {"type", "walltime", "resources", "test_mode", "max_jobs", "duration"}
 
 
-def parse_campaigns(data: Any, path: str, clusters: list[str]) -> list[Campaign]:
-    """Campaigns from a JSON list, or an object with a 'campaigns' list."""
+def parse_campaigns(data: Any, path: str) -> list[Campaign]:
+    """Campaigns from a JSON list, or an object with a 'campaigns' list (their clusters are
+    checked against the platform's by `check_clusters`)."""
     if isinstance(data, dict):
         _check_keys(data, {"campaigns", "users_priority", "description"}, path)
         data = data.get("campaigns")
@@ -278,25 +275,38 @@ def parse_campaigns(data: Any, path: str, clusters: list[str]) -> list[Campaign]
         per = obj.get("clusters")
         if not isinstance(per, dict) or not per:
             raise GridError(f"{where}: 'clusters' must be a non-empty object "
-                            f"{{cluster: settings}} (clusters: {', '.join(clusters)})")
+                            "{cluster: settings}")
         defaults = {k: obj[k] for k in _SETTINGS if k in obj}
         settings = {}
         for cluster, cobj in per.items():
-            if cluster not in clusters:
-                raise GridError(f"{where}: cluster '{cluster}' is not in the grid "
-                                f"(clusters: {', '.join(clusters)})")
             if not isinstance(cobj, dict):
                 raise GridError(f"{where}: cluster '{cluster}': expected an object of "
                                 "settings ({} for the campaign's defaults)")
             _check_keys(cobj, _SETTINGS, f"{where}: cluster '{cluster}'")
             settings[cluster] = _cluster_settings({**defaults, **cobj},
                                                   f"{where}: cluster '{cluster}'")
-        ordered = {c: settings[c] for c in clusters if c in settings}  # CiGri's database order
         out.append(Campaign(i + 1, name, str(obj.get("user", "user")),
                             _number(obj.get("submission_time", 0),
                                     f"{where}: submission_time", minimum=0),
-                            nb_tasks, ordered))
+                            nb_tasks, settings))
     return out
+
+
+def check_clusters(spec: GridSpec, clusters: list[str]) -> None:
+    """Campaigns and priorities name clusters of the platform; each campaign's clusters are
+    put in the platform's order (CiGri's database order)."""
+    def known(name: str, where: str) -> None:
+        if name not in clusters:
+            raise GridError(f"{spec.path}: {where}: cluster '{name}' is not in the grid "
+                            f"(clusters: {', '.join(clusters)})")
+
+    for cluster in spec.users_priority:
+        known(cluster, "users_priority")
+    for i, camp in enumerate(spec.campaigns):
+        for cluster in camp.clusters:
+            known(cluster, f"campaign '{camp.name}'")
+        ordered = {c: camp.clusters[c] for c in clusters if c in camp.clusters}
+        spec.campaigns[i] = dataclasses.replace(camp, clusters=ordered)
 
 
 def _cluster_settings(obj: dict[str, Any], where: str) -> CampaignCluster:

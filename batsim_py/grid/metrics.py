@@ -70,10 +70,32 @@ def campaign_rows(run: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def grid_metrics(run: Any, horizon: float | None = None) -> dict[str, Any]:
-    """The run's figures (see the module docstring); `horizon` defaults to the local one."""
+def campaign_window(run: Any) -> tuple[float, float] | None:
+    """[first campaign submission, last campaign completion]: when CiGri had work."""
+    rows = [r for r in campaign_rows(run) if r["completion_time"] >= 0]
+    if not rows:
+        return None
+    return (min(r["submission_time"] for r in rows), max(r["completion_time"] for r in rows))
+
+
+def _window_work(jobs: list[OarJob], t0: float, t1: float) -> float:
+    total = 0.0
+    for j in jobs:
+        if j.start < 0:
+            continue
+        stop = j.stop if j.stop >= 0 else t1
+        total += max(0.0, min(stop, t1) - max(j.start, t0)) * j.res
+    return total
+
+
+def grid_metrics(run: Any, horizon: float | None = None,
+                 window: tuple[float, float] | None = None) -> dict[str, Any]:
+    """The run's figures (see the module docstring); `horizon` defaults to the local one,
+    `window` (utilisations over it too) to the campaigns' (`campaign_window`)."""
     if horizon is None:
         horizon = local_horizon(run)
+    if window is None:
+        window = campaign_window(run)
     capacity = sum(len(c.machines) for c in run.clusters.values()) * horizon
     local = [j for _, j in run.rjms.local_jobs]
     cigri_ids = set().union(*(c.cigri_jobs for c in run.rjms.clusters.values()))
@@ -98,6 +120,15 @@ def grid_metrics(run: Any, horizon: float | None = None) -> dict[str, Any]:
         "cigri_jobs": len(cigri_jobs),
         "wall_seconds": run.wall,
     }
+    if window is not None and window[1] > window[0]:
+        t0, t1 = window
+        cap = out["machines"] * (t1 - t0)
+        lw = _window_work(local, t0, t1)
+        cw = _window_work([j for j in cigri_jobs if j is not None], t0, t1)
+        out.update({"window_start": t0, "window_end": t1,
+                    "window_utilisation": (lw + cw) / cap,
+                    "window_local_utilisation": lw / cap,
+                    "window_cigri_utilisation": cw / cap})
     rows = campaign_rows(run)
     if rows:
         out["campaign_makespans"] = {r["campaign"]: r["makespan"] for r in rows}

@@ -16,7 +16,7 @@ from typing import Any
 
 from batsim_py.errors import GridError
 from batsim_py.grid.cigri import Cigri
-from batsim_py.grid.inputs import GridSpec, load_grid
+from batsim_py.grid.inputs import GridSpec, check_clusters, load_grid
 from batsim_py.grid.oar import OarCluster
 from batsim_py.grid.platform import GridCluster, grid_clusters
 from batsim_py.grid.rjms import GridRjms
@@ -77,6 +77,7 @@ def run_grid(spec: GridSpec | str, *, with_cigri: bool = True, export: str | Non
     if missing:
         raise GridError(f"{spec.path}: cluster(s) {', '.join(missing)} not in the platform "
                         f"{spec.platform} (its clusters: {', '.join(clusters)})")
+    check_clusters(spec, list(clusters))
     for name, gc in clusters.items():
         c = described.get(name)
         rjms.clusters[name] = OarCluster(name, gc.machines, c.policy if c else "easy",

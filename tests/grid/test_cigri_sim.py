@@ -194,3 +194,34 @@ def test_outputs_are_deterministic(tmp_path):
                                                shallow=False)
     # schedule.csv holds wall-clock columns
     assert mismatch == ["run_schedule.csv"] or mismatch == [] and not errors
+
+
+def test_every_flow_control_completes_each_task_once(tmp_path):
+    """The 2.x predictors and the PI controller drive the same runner: whatever the control,
+    every task ends successfully exactly once and the run ends."""
+    base = {"name": "A", "nb_jobs": 60, "duration": 90, "clusters": {"alpha": {}, "beta": {}}}
+    local = {"alpha": [(30.0, 4, 300.0, 400.0), (500.0, 2, 200.0, 300.0)]}
+    for kind in ("simple", "tcp", "two_way", "adaptive_down_exp_up", "pi"):
+        folder = tmp_path / kind
+        folder.mkdir()
+        grid = make_grid(folder, [("alpha", 4), ("beta", 4)], [base], local=local,
+                         flow_control={"type": kind, "reference": 3})
+        run = run_grid(grid)
+        done = [j.task.id for j in run.cigri.jobs if j.state == "terminated"]
+        assert sorted(done) == list(range(60)), kind
+        assert run.cigri.tap_rows and {r[4] for r in run.cigri.tap_rows} == {kind}
+
+
+def test_swf_local_workload(tmp_path):
+    """A cluster's local workload may be a Standard Workload Format trace."""
+    (tmp_path / "local.swf").write_text(
+        "; MaxProcs: 4\n"
+        "1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+        "2 50 -1 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n")
+    grid = make_grid(tmp_path, [("alpha", 4)],
+                     [{"name": "A", "nb_jobs": 10, "duration": 40, "clusters": {"alpha": {}}}],
+                     cluster_settings={"alpha": {"workload": "local.swf"}})
+    run = run_grid(grid)
+    assert [(j.id, j.start, j.stop) for _, j in run.rjms.local_jobs] == [
+        ("w0!1", 0.0, 100.0), ("w0!2", 100.0, 200.0)]
+    assert all(t.state == "done" for t in run.cigri.tasks)
