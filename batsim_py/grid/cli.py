@@ -39,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also simulate the grid without CiGri (outputs PREFIX_nocigri_*) "
                         "and compare")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--png", metavar="DIR",
+                        help="also plot the grid's usage (local/CiGri/idle) and the taps over "
+                        "time into DIR/grid_usage.png and DIR/cigri_taps.png")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
@@ -71,6 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                        "utilisation_gain": with_cigri["utilisation"] - without["utilisation"]}
         else:
             figures = {"cigri" if not args.no_cigri else "nocigri": grid_metrics(run)}
+        if args.png and run.cigri is not None:
+            from batsim_py.grid.plots import write_pngs
+
+            write_pngs(args.export, args.png)
     except BatsimPyError as e:
         print(f"batsim-py cigri: error: {e}", file=sys.stderr)
         return 1

@@ -92,7 +92,8 @@ def test_cli_end_to_end(tmp_path):
                      local={"alpha": [(50.0, 4, 200.0, 300.0)]})
     prefix = tmp_path / "out" / "run"
     proc = subprocess.run([sys.executable, "-m", "batsim_py.cli", "cigri", path, "-e",
-                           str(prefix), "--baseline", "--json"], capture_output=True,
+                           str(prefix), "--baseline", "--json", "--png", str(tmp_path / "png")],
+                          capture_output=True,
                           text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     figures = json.loads(proc.stdout)
@@ -101,3 +102,5 @@ def test_cli_end_to_end(tmp_path):
     for name in ("cigri_campaigns", "cigri_jobs", "cigri_taps", "grid_usage",
                  "grid_local_jobs", "jobs", "nocigri_jobs"):
         assert (tmp_path / "out" / f"run_{name}.csv").exists(), name
+    for name in ("grid_usage", "cigri_taps"):
+        assert (tmp_path / "png" / f"{name}.png").stat().st_size > 1000
