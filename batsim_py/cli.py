@@ -22,6 +22,7 @@ from batsim_py.output.report import OutputReport
 from batsim_py.text import OneLineFormatter, printable
 
 EXIT_ERROR = 1
+DEFAULT_ENDPOINT = "tcp://localhost:28000"  # -s of the JSON mode
 EXIT_USAGE = 2
 
 
@@ -74,8 +75,15 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--mmax-workload",), "use only as many compute machines as the largest nb_res of "
          "the workloads"),
     Flag(("-s", "--socket-endpoint"), "ZeroMQ endpoint of the external scheduler, used when "
-         "no --scheduler is given (default tcp://localhost:28000)", "value",
-         "tcp://localhost:28000", "ENDPOINT"),
+         "no --scheduler is given (default tcp://localhost:28000; with --legacy-protocol: "
+         "unix:PATH, default unix:/tmp/bat_socket, or zmq:ENDPOINT)", "value",
+         DEFAULT_ENDPOINT, "ENDPOINT"),
+    Flag(("--legacy-protocol",), "speak Batsim's 2015-2017 text protocol, version 0-3, with "
+         "the scheduler at -s (docs/legacy-protocol.md)", "int", None, "VERSION"),
+    Flag(("--legacy-honor-msg-time",), "legacy protocol: the scheduler is ready at its reply's "
+         "header time if later than its last event (Batsim ignored that time)"),
+    Flag(("--legacy-failure-stamps",), "legacy protocol 3: send F/f when machines become "
+         "unavailable/available (--events); never sent by Batsim, pybatsim 2016 crashes on them"),
     Flag(("--enable-compute-sharing",), "allow several jobs on one compute machine"),
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
@@ -103,12 +111,16 @@ FLAGS: tuple[Flag, ...] = (
          "drops profiles; the flag sets config.profile-reuse-enabled)"),
     Flag(("--forward-unknown-events",), "forward unknown external events (ignored without "
          "--events, as in Batsim)"),
-    Flag(("--enable-redis",), "job descriptions through Redis", supported=False),
+    Flag(("--enable-redis",), "job descriptions through the Redis server at "
+         "--redis-hostname/--redis-port (JSON mode: as Batsim 4; --legacy-protocol 2-3: "
+         "2016's job metadata)"),
+    Flag(("--redis-server",), "auto: start a private redis-server on a free port (and stop it "
+         "at the end); implies --enable-redis", "value", None, "auto"),
     Flag(("--redis-hostname",), "Redis host (only with --enable-redis)", "value", "127.0.0.1",
          "HOST"),
     Flag(("--redis-port",), "Redis port (only with --enable-redis)", "int", 6379, "PORT"),
-    Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis)", "value", "default",
-         "PREFIX"),
+    Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis; legacy protocol "
+         "over a Unix socket: the socket's absolute path)", "value", "default", "PREFIX"),
     Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
     Flag(("--WS", "--workflow-start"), "cut workflow FILE started at TIME; repeatable", "pair",
          None, ("FILE", "TIME"), supported=False),
@@ -120,6 +132,23 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--sg-log",), "SimGrid logging option; repeatable (accepted and ignored)", "list",
          None, "OPTION"),
     Flag(("--simgrid-version",), "print which SimGrid models batsim-py reproduces and exit"),
+    Flag(("--protocol",), "batsim (default): the Batsim 4 JSON protocol; flux: a Flux-style "
+         "scheduler drives the run over Flux RFC 27 (docs/flux.md)", "value", "batsim",
+         "NAME"),
+    Flag(("--flux-scheduler",), "with --protocol flux: run a Flux client in-process (fifo, "
+         "easy, MODULE:CLASS or path/to/file.py:CLASS) instead of connecting to -s",
+         "value", None, "NAME"),
+    Flag(("--flux-options",), "with --flux-scheduler: its options as a JSON object",
+         "value", None, "JSON"),
+    Flag(("--flux-granularity",), "with --protocol flux: node (default; a job's res is nodes, "
+         "allocated whole) or core (res is cores; jobs share hosts)", "value", "node",
+         "node|core"),
+    Flag(("--flux-epoch",), "with --protocol flux: seconds added to every absolute time on "
+         "the wire (default 0)", "float", 0.0, "SECONDS"),
+    Flag(("--flux-tolerant",), "with --protocol flux: a scheduler fault suspends scheduling "
+         "until a new hello (RFC 27) instead of stopping the run"),
+    Flag(("--flux-eventlog",), "with --protocol flux: also write PREFIX_flux_eventlog.jsonl "
+         "(RFC 18-style job events)"),
 )
 
 
@@ -301,7 +330,8 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         import json
 
         print(json.dumps({
-            "socket_endpoint": args.socket_endpoint, "redis_enabled": False,
+            "socket_endpoint": args.socket_endpoint,
+            "redis_enabled": bool(args.enable_redis or args.redis_server),
             "redis_hostname": args.redis_hostname, "redis_port": args.redis_port,
             "redis_prefix": args.redis_prefix,
             "export_prefix": args.export,
@@ -349,20 +379,26 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     args.workload = [shipped.resolve(w, "workload") for w in args.workload]
     args.events = [shipped.resolve(e, "events") for e in args.events]
 
+    flux = args.protocol == "flux"
+    if args.protocol not in ("batsim", "flux"):
+        raise UsageError(f"--protocol must be 'batsim' or 'flux', not '{args.protocol}'")
     options = Options(
         export_prefix=args.export,
         timing=args.timing,
-        allow_compute_sharing=args.enable_compute_sharing,
+        # (core granularity: Flux hands out cores, several jobs share a host)
+        allow_compute_sharing=args.enable_compute_sharing or (
+            flux and args.flux_granularity == "core"),
         allow_storage_sharing=not args.disable_storage_sharing,
         forward_profiles_on_submission=args.forward_profiles_on_submission,
         dynamic_jobs=args.enable_dynamic_jobs,
         acknowledge_dynamic_jobs=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse,
-        forward_unknown_events=bool(args.forward_unknown_events and args.events),
+        forward_unknown_events=bool((args.forward_unknown_events or flux) and args.events),
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
         schedule_tracing=not args.disable_schedule_tracing,
+        end_in_last_batch=args.legacy_protocol is not None,
     )
     spec = RunSpec(
         platform=args.platform,
@@ -378,7 +414,14 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
-    decision = make_decision_process(args)  # last: it may start a scheduler process
+    if flux:
+        from batsim_py.decision.flux_peer import attach_setup, from_cli_args
+
+        decision = from_cli_args(args, _timeout(args, "scheduler_timeout"),
+                                 _timeout(args, "scheduler_connect_timeout"))
+        setup = attach_setup(decision, setup)
+    else:
+        decision = make_decision_process(args)  # last: it may start a scheduler process
     sim = run_simulation(spec, decision, setup, report)
     logging.getLogger("batsim_py").info(
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
@@ -444,9 +487,20 @@ def make_decision_process(args: argparse.Namespace) -> Any:
     if args.scheduler is not None and args.scheduler_command is not None:
         raise UsageError("--scheduler-command starts an external scheduler (at -s): it cannot "
                          "go with --scheduler")
+    if args.legacy_protocol is not None:
+        from batsim_py.decision.legacy_setup import make_legacy_peer
+
+        return make_legacy_peer(args, reply_timeout, connect_timeout)
     if args.scheduler is None:
         decision = ZmqPeer(args.socket_endpoint, reply_timeout, connect_timeout,
                            command=args.scheduler_command)
+        if args.enable_redis or args.redis_server:
+            from batsim_py.decision.legacy_setup import make_redis_json_peer
+
+            return make_redis_json_peer(args, decision)  # (logs its own messages)
+    elif args.enable_redis or args.redis_server:
+        raise UsageError("--enable-redis/--redis-server pass job descriptions to an external "
+                         "scheduler (-s): not with --scheduler")
     elif args.scheduler.startswith("replay:"):
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
     elif args.scheduler.startswith("pybatsim:"):

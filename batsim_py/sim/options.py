@@ -20,4 +20,7 @@ class Options:
     machine_state_tracing: bool = True
     schedule_tracing: bool = True  # PREFIX_schedule.trace (Pajé), as Batsim writes it
     energy: bool = False
+    # Legacy text protocol (seed 001): SIMULATION_ENDS (`Z`) travels with the batch holding the
+    # last job's end instead of a message of its own, as 2016 Batsim sent it.
+    end_in_last_batch: bool = False
     version: str = "batsim-py-0.1.0"
