@@ -175,14 +175,16 @@ class FluxPeer(DecisionProcess):
             return d.Reply(t, tuple(self._decisions))
         rounds = 0
         while True:
-            text = env.encode(env.Envelope(self._wire(self._now), self._out))
+            sent = self._wire(self._now)
+            text = env.encode(env.Envelope(sent, self._out))
             self._out = []
             netlog.log(self._log_level, "Sending '%s'", text)
             answer = self.transport.exchange_text(text, ending)
             netlog.log(self._log_level, "Received '%s'", answer)
             self.nb_exchanges += 1
             reply = env.decode(answer)
-            self._now = max(self._now, reply.now - self.epoch)
+            if reply.now > sent:  # (an echoed now keeps the exact time, whatever the epoch)
+                self._now = max(self._now, reply.now - self.epoch)
             if ending:
                 if reply.messages:
                     log.debug("the Flux scheduler answered sim.end with %d message(s): "
@@ -327,7 +329,8 @@ class FluxPeer(DecisionProcess):
         if kind not in ("flux_cancel", "flux_urgency", "flux_expiration"):
             log.debug("external event of type %r ignored by the Flux job manager", kind)
             return
-        where = f"external event {kind} at t={self._now:f}"
+        at = data.get("timestamp", self._now)
+        where = f"external event {kind} at t={at:f}"
         fj = self.by_batsim.get(str(data.get("job_id")))
         if fj is None:
             raise WorkloadError(f"{where}: 'job_id' {data.get('job_id')!r} is not a submitted "

@@ -148,3 +148,21 @@ def test_same_inputs_same_outputs(tmp_path):
         outputs.append([(tmp_path / name / f).read_bytes() for f in (
             "out_jobs.csv", "out_flux_jobs.csv", "out_flux_eventlog.jsonl")])
     assert outputs[0] == outputs[1]
+
+
+def test_epoch_changes_no_simulated_time(tmp_path):
+    """Times on the wire carry the epoch, the simulation's do not: a large epoch (where
+    t + E - E != t in floating point) gives the same outputs as none."""
+    from batsim_py.cli import main
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    outputs = []
+    for epoch in ("0", "1552593348"):
+        prefix = tmp_path / f"e{epoch}"
+        code = main(["-p", str(root / "platforms" / "small4.xml"), "-w",
+                     str(root / "workloads" / "delays_small.json"), "-e", str(prefix), "-q",
+                     "--protocol", "flux", "--flux-scheduler", "easy", "--flux-epoch", epoch])
+        assert code == 0
+        outputs.append([(tmp_path / f"e{epoch}_{f}").read_bytes()
+                        for f in ("jobs.csv", "machine_states.csv")])
+    assert outputs[0] == outputs[1]
