@@ -95,7 +95,7 @@ class FluxJob:
 class FluxPeer(DecisionProcess):
     def __init__(self, transport: Transport, *, granularity: str = "node",
                  epoch: float = 0.0, tolerant: bool = False, export_prefix: str | None = None,
-                 eventlog: bool = False, external: bool = True) -> None:
+                 eventlog: bool = False, log_messages: bool = True) -> None:
         if granularity not in ("node", "core"):
             raise ValueError(f"granularity must be 'node' or 'core', not {granularity!r}")
         self.transport = transport
@@ -104,7 +104,8 @@ class FluxPeer(DecisionProcess):
         self.tolerant = tolerant
         self.export_prefix = export_prefix
         self.write_eventlog = eventlog
-        self._log_level = logging.INFO if external else logging.DEBUG
+        # Every envelope on the `batsim_py.network` logger, as Batsim logs its messages.
+        self._log_level = logging.INFO if log_messages else logging.DEBUG
         self.hosts: list[str] = []
         self.cores: list[int] = []
         self.jobs: dict[int, FluxJob] = {}
@@ -174,14 +175,16 @@ class FluxPeer(DecisionProcess):
             return d.Reply(t, tuple(self._decisions))
         rounds = 0
         while True:
-            text = env.encode(env.Envelope(self._wire(self._now), self._out))
+            sent = self._wire(self._now)
+            text = env.encode(env.Envelope(sent, self._out))
             self._out = []
             netlog.log(self._log_level, "Sending '%s'", text)
             answer = self.transport.exchange_text(text, ending)
             netlog.log(self._log_level, "Received '%s'", answer)
             self.nb_exchanges += 1
             reply = env.decode(answer)
-            self._now = max(self._now, reply.now - self.epoch)
+            if reply.now > sent:  # (an echoed now keeps the exact time, whatever the epoch)
+                self._now = max(self._now, reply.now - self.epoch)
             if ending:
                 if reply.messages:
                     log.debug("the Flux scheduler answered sim.end with %d message(s): "
@@ -326,7 +329,8 @@ class FluxPeer(DecisionProcess):
         if kind not in ("flux_cancel", "flux_urgency", "flux_expiration"):
             log.debug("external event of type %r ignored by the Flux job manager", kind)
             return
-        where = f"external event {kind} at t={self._now:f}"
+        at = data.get("timestamp", self._now)
+        where = f"external event {kind} at t={at:f}"
         fj = self.by_batsim.get(str(data.get("job_id")))
         if fj is None:
             raise WorkloadError(f"{where}: 'job_id' {data.get('job_id')!r} is not a submitted "
@@ -858,6 +862,12 @@ def from_cli_args(args: Any, reply_timeout: float | None,
         raise UsageError("--protocol flux takes its scheduler from --flux-scheduler NAME "
                          "(in-process) or -s ENDPOINT, not --scheduler (a Batsim-protocol "
                          "scheduler)")
+    if getattr(args, "legacy_protocol", None) is not None:
+        raise UsageError("--protocol flux and --legacy-protocol are two different scheduler "
+                         "protocols: choose one")
+    if getattr(args, "enable_redis", False) or getattr(args, "redis_server", None):
+        raise UsageError("--enable-redis and --redis-server belong to the Batsim protocols; "
+                         "--protocol flux sends jobspecs in sched.alloc")
     if args.flux_granularity not in ("node", "core"):
         raise UsageError(f"--flux-granularity must be 'node' or 'core', not "
                          f"'{args.flux_granularity}'")
@@ -890,4 +900,6 @@ def from_cli_args(args: Any, reply_timeout: float | None,
             raise UsageError(f"--flux-scheduler {args.flux_scheduler}: {exc}") from None
     return FluxPeer(transport, granularity=args.flux_granularity, epoch=args.flux_epoch,
                     tolerant=args.flux_tolerant, export_prefix=args.export,
-                    eventlog=args.flux_eventlog, external=external)
+                    eventlog=args.flux_eventlog,
+                    log_messages=not args.quiet and (external or args.verbosity in (
+                        "network-only", "debug")))

@@ -110,3 +110,59 @@ def test_epoch_shifts_every_absolute_time(tmp_path):
     assert free["starttime"] == 1552593353 and free["expiration"] == 1552593353 + 1000
     flux = read_csv(tmp_path / "out_flux_jobs.csv")[0]
     assert json.loads(json.dumps(flux["t_submit"])) == "1552593353.000000"
+
+
+def test_reply_now_is_when_decisions_apply(tmp_path):
+    """A scheduler that took 5 s to decide (its reply's now is t+5): the job starts at t+5."""
+    fifo = NodeFifo()
+
+    def slow(batch, state):
+        reply = fifo(batch, state)
+        if any(m["topic"] == "sched.alloc" for m in reply["messages"]):
+            reply["now"] = batch["now"] + 5
+        return reply
+
+    code, _ = run(tmp_path, slow, delays((1, 1, 10)), platform(2), "--timing", "ideal")
+    assert code == 0
+    assert read_csv(tmp_path / "out_jobs.csv")[0]["starting_time"] == "6.000000"
+
+
+def test_malformed_reply_stops_the_run_naming_it(tmp_path, capsys):
+    def bad(batch, state):
+        return {"now": batch["now"], "messages": [{"topic": "x", "kind": "answer"}]}
+
+    code, _ = run(tmp_path, bad, delays((0, 1, 10)), platform(2))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "message 0 (x): 'kind' must be \"request\" or \"response\"" in err
+
+
+def test_same_inputs_same_outputs(tmp_path):
+    outputs = []
+    for name in ("a", "b"):
+        fifo = NodeFifo({"mode": "limited", "limit": 2})
+        (tmp_path / name).mkdir()
+        code, _ = run(tmp_path / name, fifo, delays(*[(i, 1 + i % 2, 10 + i) for i in range(8)]),
+                      platform(3), "--flux-eventlog")
+        assert code == 0
+        outputs.append([(tmp_path / name / f).read_bytes() for f in (
+            "out_jobs.csv", "out_flux_jobs.csv", "out_flux_eventlog.jsonl")])
+    assert outputs[0] == outputs[1]
+
+
+def test_epoch_changes_no_simulated_time(tmp_path):
+    """Times on the wire carry the epoch, the simulation's do not: a large epoch (where
+    t + E - E != t in floating point) gives the same outputs as none."""
+    from batsim_py.cli import main
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    outputs = []
+    for epoch in ("0", "1552593348"):
+        prefix = tmp_path / f"e{epoch}"
+        code = main(["-p", str(root / "platforms" / "small4.xml"), "-w",
+                     str(root / "workloads" / "delays_small.json"), "-e", str(prefix), "-q",
+                     "--protocol", "flux", "--flux-scheduler", "easy", "--flux-epoch", epoch])
+        assert code == 0
+        outputs.append([(tmp_path / f"e{epoch}_{f}").read_bytes()
+                        for f in ("jobs.csv", "machine_states.csv")])
+    assert outputs[0] == outputs[1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
 from raw_client import delays, platform, read_csv
 
 from batsim_py.cli import main
@@ -45,8 +46,11 @@ def _check(flux, jobs):
     assert jobs["1"]["allocated_resources"] == "0" and jobs["2"]["allocated_resources"] == "1"
 
 
-def test_t2300_in_process(tmp_path):
-    _check(*_t2300(tmp_path, "--flux-scheduler", "fifo"))
+@pytest.mark.parametrize("policy", ["fifo", "easy"])
+def test_t2300_in_process(tmp_path, policy):
+    """The EASY client takes the same decisions here: job 6 has no duration, so it never
+    backfills, and is denied once it heads the queue."""
+    _check(*_t2300(tmp_path, "--flux-scheduler", policy))
 
 
 def test_t2300_shipped_client_as_a_process(tmp_path):

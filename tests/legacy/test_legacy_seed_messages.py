@@ -205,3 +205,67 @@ def test_machine_sets() -> None:
     assert format_machines([7, 0, 1, 2, 3]) == "0-3,7"
     assert parse_machines("1,2,0,3", "x") == [1, 2, 0, 3]
     assert parse_machines("0-2,,5", "x") == [0, 1, 2, 5]
+
+
+# ------------------------------------------------------------------ the shipped client reads them
+class Recorder:
+    """A LegacyScheduler recording what the library's parser dispatched."""
+
+    def __init__(self) -> None:
+        from batsim_py.legacy_client.network import LegacyScheduler
+
+        class Rec(LegacyScheduler):
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: list[tuple] = []
+
+            def on_simulation_begins(self) -> None:
+                self.seen.append(("A",))
+
+            def on_job_submission(self, job) -> None:
+                self.seen.append(("S", job.id))
+
+            def on_job_completion(self, job) -> None:
+                self.seen.append(("C", job.id))
+
+            def on_nop(self) -> None:
+                self.seen.append(("N",))
+
+            def on_machine_pstate_changed(self, machines, pstate) -> None:
+                self.seen.append(("p", tuple(machines), pstate))
+
+            def on_report_energy_consumed(self, joules) -> None:
+                self.seen.append(("e", joules))
+
+        self.scheduler = Rec()
+
+
+class Source:
+    def begin(self) -> int:
+        return 4
+
+    def job(self, job_id: str):
+        from batsim_py.legacy_client.network import Job
+
+        return Job(job_id, 1)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("3:0.000000|0.000000:A", [("A",)]),
+    ("0:13|12:S:static!2|12.5:S:static!3|13:S:static!4",
+     [("S", "static!2"), ("S", "static!3"), ("S", "static!4")]),
+    ("0:40.001320|25:C:static!2|38.002565:C:static!3", [("C", "static!2"), ("C", "static!3")]),
+    ("0:42|10:N|20:N|30:N|40:N", [("N",)] * 4),
+    ("1:60.5|60.5:p:0-2=0", [("p", (0, 1, 2), 0)]),
+    ("1:60.000001|60.000001:e:960000", [("e", 960000.0)]),
+])
+def test_the_client_library_reads_the_seed_examples(text: str, expected: list) -> None:
+    from batsim_py.legacy_client.network import Job, handle
+
+    rec = Recorder().scheduler
+    for job_id in ("static!2", "static!3"):
+        rec.jobs[job_id] = Job(job_id, 1)
+    reply, ended = handle(rec, Source(), text)  # type: ignore[arg-type]
+    assert rec.seen == expected and not ended
+    now = text.split("|")[0].split(":")[1]
+    assert reply == f"0:{float(now):f}|{float(now):f}:N"  # pybatsim-2016's nothing-to-do
