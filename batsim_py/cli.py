@@ -22,6 +22,7 @@ from batsim_py.output.report import OutputReport
 from batsim_py.text import OneLineFormatter, printable
 
 EXIT_ERROR = 1
+DEFAULT_ENDPOINT = "tcp://localhost:28000"  # -s of the JSON mode
 EXIT_USAGE = 2
 
 
@@ -74,8 +75,15 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--mmax-workload",), "use only as many compute machines as the largest nb_res of "
          "the workloads"),
     Flag(("-s", "--socket-endpoint"), "ZeroMQ endpoint of the external scheduler, used when "
-         "no --scheduler is given (default tcp://localhost:28000)", "value",
-         "tcp://localhost:28000", "ENDPOINT"),
+         "no --scheduler is given (default tcp://localhost:28000; with --legacy-protocol: "
+         "unix:PATH, default unix:/tmp/bat_socket, or zmq:ENDPOINT)", "value",
+         DEFAULT_ENDPOINT, "ENDPOINT"),
+    Flag(("--legacy-protocol",), "speak Batsim's 2015-2017 text protocol, version 0-3, with "
+         "the scheduler at -s (docs/legacy-protocol.md)", "int", None, "VERSION"),
+    Flag(("--legacy-honor-msg-time",), "legacy protocol: the scheduler is ready at its reply's "
+         "header time if later than its last event (Batsim ignored that time)"),
+    Flag(("--legacy-failure-stamps",), "legacy protocol 3: send F/f when machines become "
+         "unavailable/available (--events); never sent by Batsim, pybatsim 2016 crashes on them"),
     Flag(("--enable-compute-sharing",), "allow several jobs on one compute machine"),
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
@@ -103,12 +111,16 @@ FLAGS: tuple[Flag, ...] = (
          "drops profiles; the flag sets config.profile-reuse-enabled)"),
     Flag(("--forward-unknown-events",), "forward unknown external events (ignored without "
          "--events, as in Batsim)"),
-    Flag(("--enable-redis",), "job descriptions through Redis", supported=False),
+    Flag(("--enable-redis",), "job descriptions through the Redis server at "
+         "--redis-hostname/--redis-port (JSON mode: as Batsim 4; --legacy-protocol 2-3: "
+         "2016's job metadata)"),
+    Flag(("--redis-server",), "auto: start a private redis-server on a free port (and stop it "
+         "at the end); implies --enable-redis", "value", None, "auto"),
     Flag(("--redis-hostname",), "Redis host (only with --enable-redis)", "value", "127.0.0.1",
          "HOST"),
     Flag(("--redis-port",), "Redis port (only with --enable-redis)", "int", 6379, "PORT"),
-    Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis)", "value", "default",
-         "PREFIX"),
+    Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis; legacy protocol "
+         "over a Unix socket: the socket's absolute path)", "value", "default", "PREFIX"),
     Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
     Flag(("--WS", "--workflow-start"), "cut workflow FILE started at TIME; repeatable", "pair",
          None, ("FILE", "TIME"), supported=False),
@@ -120,6 +132,45 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--sg-log",), "SimGrid logging option; repeatable (accepted and ignored)", "list",
          None, "OPTION"),
     Flag(("--simgrid-version",), "print which SimGrid models batsim-py reproduces and exit"),
+    # Batsim 5's external decision components (batprotocol, docs/batprotocol.md); Batsim 5's
+    # -s/--edc-socket-str keeps only its long name: -s is Batsim 4's socket endpoint here.
+    Flag(("-l", "--edc-library-str"), "batprotocol EDC: a C library (.so) or a Python module "
+         "(MODULE or path/to/edc.py), initialised with INIT_STRING", "two", None,
+         ("LIB", "INIT_STRING")),
+    Flag(("-L", "--edc-library-file"), "as --edc-library-str, the init data read from "
+         "INIT_FILE", "two", None, ("LIB", "INIT_FILE")),
+    Flag(("--edc-socket-str",), "batprotocol EDC process bound at ENDPOINT (ZeroMQ REP), "
+         "initialised with INIT_STRING (Batsim 5's -s, long name only here)", "two", None,
+         ("ENDPOINT", "INIT_STRING")),
+    Flag(("-S", "--edc-socket-file"), "as --edc-socket-str, the init data read from "
+         "INIT_FILE", "two", None, ("ENDPOINT", "INIT_FILE")),
+    Flag(("--edc-library-load-method",), "dlopen (default) or dlmopen (a private link "
+         "namespace per library EDC)", "value", "dlopen", "METHOD"),
+    Flag(("--edc-allow-unknown-fields",), "drop (with a warning) the JSON fields the "
+         "batprotocol schema does not define in an EDC's messages, instead of refusing them "
+         "as Batsim 5 does"),
+    Flag(("--output-layout",), "v4 (default): Batsim 4's output files; v5: Batsim 5's "
+         "(PREFIX + jobs.csv, schedule.json, real_exec_info.json, no Pajé trace; default "
+         "prefix out/)", "value", "v4", "LAYOUT"),
+    Flag(("--lift-v5-restrictions",), "with an EDC: accept what Batsim 5.0 refuses because it "
+         "is unfinished (periodic offsets, periods that do not divide each other)"),
+    Flag(("--protocol",), "batsim (default): the Batsim 4 JSON protocol; flux: a Flux-style "
+         "scheduler drives the run over Flux RFC 27 (docs/flux.md)", "value", "batsim",
+         "NAME"),
+    Flag(("--flux-scheduler",), "with --protocol flux: run a Flux client in-process (fifo, "
+         "easy, MODULE:CLASS or path/to/file.py:CLASS) instead of connecting to -s",
+         "value", None, "NAME"),
+    Flag(("--flux-options",), "with --flux-scheduler: its options as a JSON object",
+         "value", None, "JSON"),
+    Flag(("--flux-granularity",), "with --protocol flux: node (default; a job's res is nodes, "
+         "allocated whole) or core (res is cores; jobs share hosts)", "value", "node",
+         "node|core"),
+    Flag(("--flux-epoch",), "with --protocol flux: seconds added to every absolute time on "
+         "the wire (default 0)", "float", 0.0, "SECONDS"),
+    Flag(("--flux-tolerant",), "with --protocol flux: a scheduler fault suspends scheduling "
+         "until a new hello (RFC 27) instead of stopping the run"),
+    Flag(("--flux-eventlog",), "with --protocol flux: also write PREFIX_flux_eventlog.jsonl "
+         "(RFC 18-style job events)"),
 )
 
 
@@ -153,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
             kwargs.update(action="append", default=[], metavar=flag.metavar)
         elif flag.kind == "pair":
             kwargs.update(action="append", default=[], nargs=2, metavar=flag.metavar)
+        elif flag.kind == "two":
+            kwargs.update(default=None, nargs=2, metavar=flag.metavar)
         else:
             kwargs.update(default=flag.default, metavar=flag.metavar)
             if flag.kind == "int":
@@ -299,7 +352,8 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         import json
 
         print(json.dumps({
-            "socket_endpoint": args.socket_endpoint, "redis_enabled": False,
+            "socket_endpoint": args.socket_endpoint,
+            "redis_enabled": bool(args.enable_redis or args.redis_server),
             "redis_hostname": args.redis_hostname, "redis_port": args.redis_port,
             "redis_prefix": args.redis_prefix,
             "export_prefix": args.export,
@@ -347,20 +401,33 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     args.workload = [shipped.resolve(w, "workload") for w in args.workload]
     args.events = [shipped.resolve(e, "events") for e in args.events]
 
+    if args.output_layout not in ("v4", "v5"):
+        raise UsageError(f"--output-layout must be v4 or v5, not '{args.output_layout}'")
+    if args.output_layout == "v5" and args.export == "outputs/out":
+        args.export = "out/"  # Batsim 5's default prefix
+    flux = args.protocol == "flux"
+    if args.protocol not in ("batsim", "flux"):
+        raise UsageError(f"--protocol must be 'batsim' or 'flux', not '{args.protocol}'")
     options = Options(
         export_prefix=args.export,
         timing=args.timing,
-        allow_compute_sharing=args.enable_compute_sharing,
+        # (core granularity: Flux hands out cores, several jobs share a host)
+        allow_compute_sharing=args.enable_compute_sharing or (
+            flux and args.flux_granularity == "core"),
         allow_storage_sharing=not args.disable_storage_sharing,
         forward_profiles_on_submission=args.forward_profiles_on_submission,
         dynamic_jobs=args.enable_dynamic_jobs,
         acknowledge_dynamic_jobs=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse,
-        forward_unknown_events=bool(args.forward_unknown_events and args.events),
+        # (a batprotocol EDC gets every event of --events: Batsim 5 has generic events only)
+        forward_unknown_events=bool((args.forward_unknown_events or flux or any(
+            getattr(args, n) is not None for n in _EDC_FLAGS)) and args.events),
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
-        schedule_tracing=not args.disable_schedule_tracing,
+        schedule_tracing=not args.disable_schedule_tracing and args.output_layout == "v4",
+        output_layout=args.output_layout,
+        end_in_last_batch=args.legacy_protocol is not None,
     )
     spec = RunSpec(
         platform=args.platform,
@@ -376,7 +443,15 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
-    decision = make_decision_process(args)  # last: it may start a scheduler process
+    if flux:
+        _edc_choice(args)  # (refuses an EDC option beside --protocol flux)
+        from batsim_py.decision.flux_peer import attach_setup, from_cli_args
+
+        decision = from_cli_args(args, _timeout(args, "scheduler_timeout"),
+                                 _timeout(args, "scheduler_connect_timeout"))
+        setup = attach_setup(decision, setup)
+    else:
+        decision = make_decision_process(args)  # last: it may start a scheduler process
     sim = run_simulation(spec, decision, setup, report)
     logging.getLogger("batsim_py").info(
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
@@ -435,6 +510,9 @@ def make_decision_process(args: argparse.Namespace) -> Any:
     from batsim_py.decision.zmq_peer import ZmqPeer
     from batsim_py.schedulers import get_scheduler
 
+    edc = _edc_choice(args)
+    if edc is not None:
+        return _edc_peer(args, *edc)
     if args.replay_strict and not (args.scheduler or "").startswith("replay:"):
         raise UsageError("--replay-strict needs --scheduler replay:FILE")
     reply_timeout = _timeout(args, "scheduler_timeout")
@@ -442,9 +520,20 @@ def make_decision_process(args: argparse.Namespace) -> Any:
     if args.scheduler is not None and args.scheduler_command is not None:
         raise UsageError("--scheduler-command starts an external scheduler (at -s): it cannot "
                          "go with --scheduler")
+    if args.legacy_protocol is not None:
+        from batsim_py.decision.legacy_setup import make_legacy_peer
+
+        return make_legacy_peer(args, reply_timeout, connect_timeout)
     if args.scheduler is None:
         decision = ZmqPeer(args.socket_endpoint, reply_timeout, connect_timeout,
                            command=args.scheduler_command)
+        if args.enable_redis or args.redis_server:
+            from batsim_py.decision.legacy_setup import make_redis_json_peer
+
+            return make_redis_json_peer(args, decision)  # (logs its own messages)
+    elif args.enable_redis or args.redis_server:
+        raise UsageError("--enable-redis/--redis-server pass job descriptions to an external "
+                         "scheduler (-s): not with --scheduler")
     elif args.scheduler.startswith("replay:"):
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
     elif args.scheduler.startswith("pybatsim:"):
@@ -463,6 +552,63 @@ def make_decision_process(args: argparse.Namespace) -> Any:
             decision.close()
             raise
     return decision
+
+
+_EDC_FLAGS = ("edc_library_str", "edc_library_file", "edc_socket_str", "edc_socket_file")
+
+
+def _edc_choice(args: argparse.Namespace) -> tuple[str, str, bytes] | None:
+    """(kind, target, init data) of the batprotocol EDC the command line names, if any."""
+    given = [name for name in _EDC_FLAGS if getattr(args, name, None) is not None]
+    if not given:
+        if args.lift_v5_restrictions or args.edc_allow_unknown_fields:
+            raise UsageError("--lift-v5-restrictions and --edc-allow-unknown-fields apply to "
+                             "a batprotocol EDC: give one with --edc-library-str, "
+                             "--edc-socket-str, ...")
+        return None
+    if len(given) > 1:
+        raise UsageError("exactly one EDC per simulation (Batsim 5 too): give only one of "
+                         + ", ".join("--" + n.replace("_", "-") for n in given))
+    name = given[0]
+    target, init = getattr(args, name)
+    if name.endswith("_file"):
+        try:
+            with open(init, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise UsageError(f"--{name.replace('_', '-')}: cannot read the init file "
+                             f"'{init}' ({exc.strerror})") from None
+    else:
+        data = init.encode("utf-8")
+    if getattr(args, "protocol", "batsim") != "batsim" or getattr(args, "legacy_protocol",
+                                                                  None) is not None:
+        raise UsageError(f"--{name.replace('_', '-')} (a batprotocol EDC) does not go with "
+                         "--protocol or --legacy-protocol: one protocol per run")
+    for other in ("scheduler", "scheduler_command", "record_transcript"):
+        if getattr(args, other) is not None:
+            raise UsageError(f"--{other.replace('_', '-')} does not go with a batprotocol EDC "
+                             f"(--{name.replace('_', '-')})")
+    return ("socket" if "socket" in name else "library"), target, data
+
+
+def _edc_peer(args: argparse.Namespace, kind: str, target: str, init: bytes) -> Any:
+    from batsim_py.decision.edc_peer import EdcPeer, EdcSettings
+    from batsim_py.decision.edc_transports import LibraryEdc, ProcessEdc, PythonEdc
+
+    settings = EdcSettings(
+        init_data=init, strict_fields=not args.edc_allow_unknown_fields,
+        lift_restrictions=args.lift_v5_restrictions, arguments=list(sys.argv),
+        context={"export_prefix": args.export, "edc": target, "edc_kind": kind,
+                 "lift_v5_restrictions": args.lift_v5_restrictions})
+    transport: Any
+    if kind == "socket":
+        transport = ProcessEdc(target, _timeout(args, "scheduler_timeout"),
+                               _timeout(args, "scheduler_connect_timeout"))
+    elif target.endswith((".so", ".dylib")) or ".so." in target:
+        transport = LibraryEdc(target, args.edc_library_load_method)
+    else:
+        transport = PythonEdc(target)
+    return EdcPeer(transport, settings)
 
 
 if __name__ == "__main__":

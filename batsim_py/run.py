@@ -74,6 +74,18 @@ def _check_needs(decision: DecisionProcess, options: Options) -> None:
                          "energy model: run with -E/--energy (Python API: energy=True)")
 
 
+def _bind_simulation(decision: DecisionProcess, sim: Simulation) -> None:
+    """A peer that needs the simulation before it runs (a batprotocol EDC: its handshake and
+    SimulationBegins need the platform) gets it through `bind_simulation(sim)`."""
+    peer: object = decision
+    while peer is not None:
+        bind = getattr(peer, "bind_simulation", None)
+        if bind is not None:
+            bind(sim)
+            return
+        peer = getattr(peer, "inner", None)
+
+
 def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     """Read and check the inputs; the simulation, not started (closes `decision` on error).
 
@@ -103,7 +115,9 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             load_events(path, f"we{i}", spec.options.forward_unknown_events)
             for i, path in enumerate(spec.events)
         ]
-        return Simulation(platform, machines, workloads, decision, spec.options, event_lists)
+        sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
+        _bind_simulation(decision, sim)
+        return sim
     except BaseException:
         decision.close()
         raise

@@ -2,10 +2,10 @@
 
 In one run, alternating (ZeroMQ, in-process, ZeroMQ, ...), each run a fresh batsim-py process
 (and, over ZeroMQ, a fresh `pybatsim` process) timed from start to exit: f_10k (the reference
-workload, --mmax-workload; a generated 2k-job workload on a fresh clone without
-../shared/reference). Prints the medians, their ratio (the target is >= 3x), each as a ratio of
-the plain-SimPy yardstick sampled before and after, and checks that both modes wrote the same
-jobs.csv and machine_states.csv (and, with the reference, that they equal Batsim's).
+workload of the corpus shipped in tests/conformance/reference, --mmax-workload). Prints the
+medians, their ratio (the target is >= 3x), each as a ratio of the plain-SimPy yardstick sampled
+before and after, and checks that both modes wrote the same jobs.csv and machine_states.csv and
+that they equal Batsim's.
 
     python benchmarks/bench_pybatsim_inprocess.py [--case f_10k|f_50k] [--repeat 3]
 
@@ -30,9 +30,17 @@ from pathlib import Path
 from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
 CASES = {"f_10k": "f_10k_easy_cluster128_quiet", "f_50k": "f_50k_easy_cluster128_quiet"}
 SCHEDULER = "easyBackfill"
+
+
+def reference() -> Path:
+    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
+    files written out on first use (tests/conformance/corpus.py)."""
+    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+    from corpus import prepare
+
+    return prepare()
 
 
 def free_port() -> int:
@@ -41,21 +49,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def inputs(case: str) -> tuple[list[str], Path | None]:
-    """The CLI's input arguments, and Batsim's expected outputs when the reference exists."""
-    folder = REFERENCE / CASES[case]
-    if folder.is_dir():
-        spec = json.loads((folder / "case.json").read_text())
-        return (["-p", str(folder / spec["platform"]), "-w", str(folder / spec["workloads"][0]),
-                 *spec["batsim_args"]], folder / "expected" / "out")
-    workload = ROOT / "benchmarks" / ".cache" / "delay_2000_128_seed1.json"
-    if not workload.exists():
-        workload.parent.mkdir(exist_ok=True)
-        from batsim_py.workload.generate import generate_delay_workload
-        from batsim_py.workload.writer import write_workload_json
-
-        write_workload_json(generate_delay_workload(2000, 128, seed=1, load=0.7), str(workload))
-    return ["-p", str(ROOT / "platforms" / "cluster128.xml"), "-w", str(workload)], None
+def inputs(case: str) -> tuple[list[str], Path]:
+    """The CLI's input arguments, and the folder of Batsim's expected outputs."""
+    folder = reference() / CASES[case]
+    spec = json.loads((folder / "case.json").read_text())
+    return (["-p", str(folder / spec["platform"]), "-w", str(folder / spec["workloads"][0]),
+             *spec["batsim_args"]], folder / "expected" / "out")
 
 
 def one_run(args: list[str], zeromq: bool, out: str) -> float:
@@ -95,7 +94,7 @@ def main() -> int:
               "sortedcontainers docopt")
         return 1
     cli_args, expected = inputs(args.case)
-    label = args.case if expected is not None else "generated 2k jobs (no ../shared/reference)"
+    label = args.case
     stick = Yardstick()
     stick.sample()
     walls: dict[bool, list[float]] = {True: [], False: []}
@@ -106,11 +105,10 @@ def main() -> int:
             with tempfile.TemporaryDirectory() as out:
                 walls[zeromq].append(one_run(cli_args, zeromq, out))
                 digests.add(digest(out))
-                if expected is not None:
-                    cmp = subprocess.run([sys.executable, "-m", "batsim_py.cli", "compare",
-                                          str(expected), f"{out}/out"], capture_output=True,
-                                         cwd=ROOT)
-                    same_as_batsim &= cmp.returncode == 0
+                cmp = subprocess.run([sys.executable, "-m", "batsim_py.cli", "compare",
+                                      str(expected), f"{out}/out"], capture_output=True,
+                                     cwd=ROOT)
+                same_as_batsim &= cmp.returncode == 0
     stick.sample()
     zmq, inproc = statistics.median(walls[True]), statistics.median(walls[False])
     print(f"{label}: pybatsim {SCHEDULER}, medians of {args.repeat} alternated runs "
@@ -120,9 +118,8 @@ def main() -> int:
     print(f"  in-process    {inproc:7.2f}   {stick.ratio(inproc)}   "
           f"(runs {', '.join(f'{w:.2f}' for w in walls[False])})")
     print(f"  in-process is {zmq / inproc:.2f}x faster (target >= 3x)")
-    print(f"  outputs: {'identical in both modes' if len(digests) == 1 else 'DIFFERENT'}"
-          + ("" if expected is None else
-             f", {'equal to' if same_as_batsim else 'DIFFERENT from'} Batsim's"))
+    print(f"  outputs: {'identical in both modes' if len(digests) == 1 else 'DIFFERENT'}, "
+          f"{'equal to' if same_as_batsim else 'DIFFERENT from'} Batsim's")
     print(f"  {stick.summary()}")
     return 0 if len(digests) == 1 and same_as_batsim else 1
 

@@ -26,6 +26,37 @@ WORKLOAD = {"nb_res": 4, "profiles": {"d10": {"type": "delay", "delay": 10}},
             "jobs": [{"id": "a", "subtime": 0, "res": 1, "profile": "d10"},
                      {"id": "b", "subtime": 1, "res": 1, "profile": "d10"}]}
 RUN = ["-p", "p.xml", "-w", "w.json", "-e", "out", "-q"]
+FLUX_BAD = """
+from batsim_py.flux_client import Scheduler
+from batsim_py.protocol.flux import envelope, rv1
+
+HOSTS = ["node0", "node1", "node2", "node3"]
+
+
+class NoR(Scheduler):  # SUCCESS without R
+    def alloc(self, request, jobid, *rest):
+        self._respond("sched.alloc", {"id": jobid, "type": 0})
+
+    def schedule(self):
+        pass
+
+
+class SameRank(NoR):  # every job on rank 0
+    def alloc(self, request, jobid, *rest):
+        request.success(rv1.build({0: [0]}, HOSTS))
+
+
+class Twice(NoR):  # two SUCCESS for one job
+    def alloc(self, request, jobid, *rest):
+        R = rv1.build({jobid: [0]}, HOSTS)
+        request.success(R)
+        self._respond("sched.alloc", {"id": jobid, "type": 0, "R": R})
+
+
+class Errnum(NoR):  # a conventional error response
+    def alloc(self, request, jobid, *rest):
+        self._out.append(envelope.error("sched.alloc", 5, "out of memory"))
+"""
 
 
 @dataclass
@@ -141,6 +172,32 @@ CASES: dict[str, Case] = {
     "C25": Case([*RUN, "--scheduler", "fcfs", "--scheduler-command", "python s.py"]),
     "C26": Case([*RUN, "--scheduler-command", "no-such-command-xyz --port 28000"]),
     "C27": Case([*RUN, "-s", "ipc://nodir/sock"]),
+    "L01": Case([*RUN, "--legacy-protocol", "4"]),
+    "L02": Case([*RUN, "--legacy-protocol", "1", "--scheduler", "fcfs"]),
+    "L03": Case([*RUN, "--legacy-protocol", "1", "-s", "zmq:tcp://127.0.0.1:9"]),
+    "L04": Case([*RUN, "--legacy-protocol", "1", "--legacy-failure-stamps"]),
+    "L05": Case([*RUN, "--legacy-protocol", "1", "--redis-server", "auto"]),
+    "L06": Case([*RUN, "--legacy-protocol", "1", "--record-transcript", "t.jsonl"]),
+    "L07": Case([*RUN, "-s", "tcp://127.0.0.1:9", "--redis-server", "yes"]),
+    # -- Flux protocol (docs/flux.md): a misbehaving in-process client from FLUX_BAD -------
+    "F01": Case([*RUN, "--protocol", "slurm"]),
+    "F02": Case([*RUN, "--protocol", "flux", "--scheduler", "fcfs"]),
+    "F03": Case([*RUN, "--protocol", "flux", "--flux-granularity", "socket"]),
+    "F04": Case([*RUN, "--protocol", "flux", "--flux-scheduler", "fifo", "--flux-options",
+                 "[8]"]),
+    "F05": Case([*RUN, "--protocol", "flux", "--flux-scheduler", "bad.py:NoR"],
+                {"bad.py": FLUX_BAD}),
+    "F06": Case([*RUN, "--protocol", "flux", "--flux-scheduler", "bad.py:SameRank"],
+                {"bad.py": FLUX_BAD}),
+    "F07": Case([*RUN, "--protocol", "flux", "--flux-scheduler", "bad.py:Twice"],
+                {"bad.py": FLUX_BAD}),
+    "F08": Case([*RUN, "--protocol", "flux", "--flux-scheduler", "bad.py:Errnum"],
+                {"bad.py": FLUX_BAD}),
+    "F09": Case([*RUN, "--protocol", "flux", "--flux-scheduler", "fifo"],
+                {"w.json": json.dumps({**WORKLOAD, "jobs": [
+                    {**WORKLOAD["jobs"][0], "urgency": 40}]})}),
+    "F10": Case([*RUN, "--protocol", "flux", "--flux-scheduler", "fifo", "--events", "e.jsonl"],
+                {"e.jsonl": '{"timestamp": 1, "type": "flux_cancel", "job_id": "w0!zz"}\n'}),
     "O01": Case(["-p", "p.xml", "-w", "w.json", "-e", "f/out", "-q", "--scheduler", "fcfs"],
                 {"f": ""}),
     "O02": Case(["-p", "p.xml", "-w", "w.json", "-e", "n" * 240, "-q", "--scheduler", "fcfs"]),

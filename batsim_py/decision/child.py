@@ -27,7 +27,8 @@ TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL when batsim-py stops it
 
 
 class ChildScheduler:
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, env: dict[str, str] | None = None) -> None:
+        """`env`: variables added to batsim-py's environment for the scheduler."""
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -39,6 +40,7 @@ class ChildScheduler:
         try:
             self.process = subprocess.Popen(argv, start_new_session=True,
                                             stdin=subprocess.DEVNULL,
+                                            env={**os.environ, **env} if env else None,
                                             preexec_fn=_death_signal())
         except OSError as exc:
             raise UsageError(

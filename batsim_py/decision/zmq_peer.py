@@ -98,10 +98,13 @@ class ZmqPeer(DecisionProcess):
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         return decode_reply(self.exchange_text(encode_batsim_message(now, events)))
 
-    def exchange_text(self, message: str) -> str:
-        """Send one Batsim message, return the scheduler's raw reply."""
+    def exchange_text(self, message: str, ending: bool | None = None) -> str:
+        """Send one message, return the scheduler's raw reply; `ending`: this is the last
+        message (default: a Batsim message holding SIMULATION_ENDS; other protocols, such as
+        the Flux envelope, say it themselves)."""
         n = self.nb_exchanges + 1
-        ending = '"SIMULATION_ENDS"' in message
+        if ending is None:
+            ending = '"SIMULATION_ENDS"' in message
         what = f"message {n}{' (SIMULATION_ENDS)' if ending else ''}"
         self._read_monitor()
         if self._gone:

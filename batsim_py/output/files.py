@@ -118,6 +118,11 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
 
     files: list[tuple[str, Callable[[TextIO], None]]] = [
         ("jobs.csv", jobs), ("schedule.csv", schedule)]
+    v5 = getattr(sim.options, "output_layout", "v4") == "v5"
+    if v5:  # Batsim 5's files (output/v5_layout.py)
+        from batsim_py.output import v5_layout
+
+        files = v5_layout.files(sim, simulation_time, schedule_text)
     trace = sim.energy_trace
     if trace is not None:
         files.append(("consumed_energy.csv", lambda f: f.write(
@@ -125,7 +130,7 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
         files.append(("pstate_changes.csv", lambda f: f.write(
             "time,machine_id,new_pstate\n" + "".join(r + "\n" for r in trace.pstate_rows))))
     paje = sim.paje
-    if paje is not None:
+    if paje is not None and not v5:
         def schedule_trace(f: TextIO) -> None:
             for text in paje.chunks(sim.engine.now):
                 f.write(text)
@@ -143,7 +148,7 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
     temps: list[tuple[str, str]] = []  # (temporary, final)
     try:
         for suffix, fill in files:
-            final = f"{prefix}_{suffix}"
+            final = f"{prefix}{suffix}" if v5 else f"{prefix}_{suffix}"
             try:
                 fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX, suffix=".tmp")
             except OSError as exc:

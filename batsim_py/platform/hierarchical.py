@@ -66,6 +66,19 @@ class ClusterBase(Zone):
             return None
         return self.ids[src.name], self.ids[dst.name]
 
+    def trivial_route(self, src: NetPoint, dst: NetPoint,
+                      latency: float) -> Local | tuple[int, int]:
+        """The cases SimGrid's torus and dragonfly routings share: nothing between routers,
+        the loopback from a host to itself; otherwise the two hosts' ids, to be routed."""
+        ends = self.ends(src, dst)
+        if ends is None:
+            return Local([], latency)
+        s, t = ends
+        if s == t and self.has_loopback:
+            link = self.private[self.node_pos(s)][0]
+            return Local([link], latency + link.latency)
+        return ends
+
 
 def _add(out: list[Link], link: Link, latency: float) -> float:
     out.append(link)
@@ -77,13 +90,11 @@ class TorusZone(ClusterBase):
     dims: list[int] = field(default_factory=list)
 
     def local_route(self, src: NetPoint, dst: NetPoint, latency: float, glob: GlobalRoute) -> Local:
-        out: list[Link] = []
-        ends = self.ends(src, dst)
-        if ends is None:
-            return Local(out, latency)
+        ends = self.trivial_route(src, dst, latency)
+        if isinstance(ends, Local):
+            return ends
         s, t = ends
-        if s == t and self.has_loopback:
-            return Local(out, _add(out, self.private[self.node_pos(s)][0], latency))
+        out: list[Link] = []
         dims = self.dims
         my, target = [], []
         size = 1
@@ -232,13 +243,11 @@ class DragonflyZone(ClusterBase):
         return group, chassis, blade, node
 
     def local_route(self, src: NetPoint, dst: NetPoint, latency: float, glob: GlobalRoute) -> Local:
-        out: list[Link] = []
-        ends = self.ends(src, dst)
-        if ends is None:
-            return Local(out, latency)
+        ends = self.trivial_route(src, dst, latency)
+        if isinstance(ends, Local):
+            return ends
         s, t = ends
-        if s == t and self.has_loopback:
-            return Local(out, _add(out, self.private[self.node_pos(s)][0], latency))
+        out: list[Link] = []
         cb = self.chassis * self.blades
         mg, mc, mb, mn = self.coords(s)
         tg, tc, tb, tn = self.coords(t)

@@ -148,19 +148,8 @@ def _write_deep(value: Any, out: Any) -> None:
         value = pop()
         if type(value) is _Token:
             out(value)
-        # bool before int: bool is an int subclass in Python.
-        elif value is True:
-            out("true")
-        elif value is False:
-            out("false")
-        elif value is None:
-            out("null")
-        elif isinstance(value, str):
-            out(string(value))
-        elif isinstance(value, int):
-            out(str(value))
-        elif isinstance(value, float):
-            out(number(value))
+        elif isinstance(value, str) or not isinstance(value, (Mapping, Sequence)):
+            _write(value, out, 0)  # a scalar (or a type JSON lacks): the recursive path's rules
         elif isinstance(value, Mapping):
             push(_CLOSE_OBJ)
             items = list(value.items())
@@ -169,12 +158,10 @@ def _write_deep(value: Any, out: Any) -> None:
                 push(item)
                 push(_Token(("," if i else "") + string(str(key)) + ":"))
             out("{")
-        elif isinstance(value, Sequence):
+        else:
             push(_CLOSE_ARR)
             for i in range(len(value) - 1, -1, -1):
                 push(value[i])
                 if i:
                     push(_COMMA)
             out("[")
-        else:
-            raise TypeError(f"cannot write {type(value).__name__} as Batsim JSON")

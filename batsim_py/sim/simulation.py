@@ -242,6 +242,8 @@ class Simulation:
                 spawns.clear()
             if self.sched_ready and not self.end_acknowledged and not pending:
                 if self.events:
+                    if self.options.end_in_last_batch and not self.end_sent:
+                        self.end_with_batch()
                     yield self.send_to_scheduler()
                 elif not self.end_sent:
                     if self.nb_submitters_done == self.nb_submitters and self.everything_done():
@@ -252,6 +254,15 @@ class Simulation:
                         self.end_sent = True
                     elif self.user_sources:
                         self.close_idle_sources()
+
+    def end_with_batch(self) -> None:
+        """Legacy protocol: if this batch reports the end of everything, SIMULATION_ENDS
+        joins it (seed 001's `...|T:C:w0!2|T:Z`)."""
+        if self.nb_submitters_done == self.nb_submitters and self.everything_done():
+            if self.on_end is not None:
+                self.on_end()
+            self.events.append(ev.SimulationEnds(self.stamp()))
+            self.end_sent = True
 
     def everything_done(self) -> bool:
         return (
@@ -765,7 +776,7 @@ class Simulation:
 
     def call_me_later(self, decision: d.CallMeLater) -> None:
         now = self.engine.now
-        if decision.at <= now:
+        if decision.at <= now and not self.options.v5_semantics:
             raise SchedulerError(
                 f"CALL_ME_LATER at t={now:f}: you asked to be awaken in the past or now "
                 f"(you ask: {decision.at:f}, it is: {now:f}); ask for a strictly later time"

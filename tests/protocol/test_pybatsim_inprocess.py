@@ -22,7 +22,7 @@ from batsim_py.cli import main
 from batsim_py.output.compare import compare
 
 PROJECT = Path(__file__).resolve().parents[2]
-REFERENCE = PROJECT.parent / "shared" / "reference"
+from conformance.corpus import REFERENCE  # noqa: E402  (the corpus shipped in tests/)
 
 try:
     import batsim.batsim  # noqa: F401  (pybatsim's package)
@@ -43,7 +43,7 @@ SLOW = ["a2_paper800_fcfs_cluster32", "b2_paper800_easy_cluster32",
 def reference_args(case: str) -> tuple[str, list[str]]:
     folder = REFERENCE / case
     if not folder.is_dir():
-        pytest.skip(f"{folder} is not available (fresh clone without ../shared)")
+        raise AssertionError(f"{folder} is missing from the shipped corpus")
     spec = json.loads((folder / "case.json").read_text())
     assert spec["scheduler"]["kind"] == "pybatsim" and not spec["scheduler"]["options"]
     args = ["-p", str(folder / spec["platform"])]

@@ -320,8 +320,10 @@ def test_50k_jobs_load_fast() -> None:
     if not files:
         pytest.skip(f"reference runs not available at {REFERENCE}")
     load_workload(str(files[0]), "w0")  # warm the file cache
-    start = time.perf_counter()
+    # CPU time, not wall time: the bound is about this reader's cost, and a loaded machine
+    # (other test processes, other users) stretches wall time without it being the reader's.
+    start = time.process_time()
     w = load_workload(str(files[0]), "w0")
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(w.jobs) == 50_000
-    assert elapsed < 1.0, f"loading 50k jobs took {elapsed:.2f} s (target: well under 0.5 s)"
+    assert elapsed < 1.0, f"loading 50k jobs took {elapsed:.2f} s of CPU (target: under 0.5 s)"

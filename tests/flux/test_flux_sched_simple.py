@@ -1,0 +1,64 @@
+"""flux-core's t2300-sched-simple reference behaviour with the shipped sched-simple-like
+client (§5.4 item 2), in-process and as a process; DENY's note in the outputs."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from raw_client import delays, platform, read_csv
+
+from batsim_py.cli import main
+
+UNSATISFIABLE = {"version": 1, "resources": [
+    {"type": "slot", "count": 1, "label": "task", "with": [{"type": "core", "count": 3}]}],
+    "tasks": [{"command": ["x"], "slot": "task", "count": {"per_slot": 1}}],
+    "attributes": {"system": {"duration": 0}}}
+
+
+def _t2300(tmp_path, *how):
+    (tmp_path / "p.xml").write_text(platform(2, cores=2))
+    work = delays(*[(0, 1, 100)] * 5, (1, 1, 100), **{"6": {"jobspec": UNSATISFIABLE}})
+    (tmp_path / "w.json").write_text(json.dumps(work))
+    (tmp_path / "e.jsonl").write_text(
+        json.dumps({"timestamp": 10, "type": "flux_cancel", "job_id": "w0!3"}) + "\n")
+    code = main(["-p", str(tmp_path / "p.xml"), "-w", str(tmp_path / "w.json"), "-e",
+                 str(tmp_path / "out"), "-q", "--timing", "ideal", "--protocol", "flux",
+                 "--flux-granularity", "core", "--events", str(tmp_path / "e.jsonl"), *how])
+    assert code == 0
+    flux = {r["job_id"]: r for r in read_csv(tmp_path / "out_flux_jobs.csv")}
+    jobs = {r["job_id"]: r for r in read_csv(tmp_path / "out_jobs.csv")}
+    return flux, jobs
+
+
+def _check(flux, jobs):
+    summaries = [json.loads(flux[f"w0!{i}"]["annotations"])["sched"]["resource_summary"]
+                 for i in range(1, 6)]
+    assert summaries == ["rank0/core0", "rank1/core0", "rank0/core1", "rank1/core1",
+                         "rank0/core1"]
+    assert jobs["5"]["starting_time"] == "10.000000"  # pending until job 3 was cancelled
+    assert jobs["3"]["final_state"] == "COMPLETED_KILLED"
+    assert flux["w0!3"]["result"] == "CANCELED"
+    assert jobs["6"]["final_state"] == "REJECTED"
+    assert flux["w0!6"]["exception_type"] == "alloc"
+    assert "unsatisfiable request" in flux["w0!6"]["exception_note"]
+    assert jobs["1"]["allocated_resources"] == "0" and jobs["2"]["allocated_resources"] == "1"
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy"])
+def test_t2300_in_process(tmp_path, policy):
+    """The EASY client takes the same decisions here: job 6 has no duration, so it never
+    backfills, and is denied once it heads the queue."""
+    _check(*_t2300(tmp_path, "--flux-scheduler", policy))
+
+
+def test_t2300_shipped_client_as_a_process(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    endpoint = f"tcp://127.0.0.1:{port}"
+    command = f"{sys.executable} -m batsim_py.flux_client fifo -s {endpoint}"
+    _check(*_t2300(tmp_path, "-s", endpoint, "--scheduler-command", command))
