@@ -94,6 +94,8 @@ class CampaignCluster:
     test_mode: bool = False
     max_jobs: int | None = None
     duration: Duration = field(default_factory=lambda: Duration(delay=60.0))
+    exit_66_rate: float = 0.0  # share of runs ending with exit status 66 (resubmit)
+    exit_67_rate: float = 0.0  # ... with 67 (resubmit at the end of the queue)
 
     @property
     def besteffort(self) -> bool:
@@ -244,7 +246,8 @@ def _priorities(obj: Any, where: str) -> dict[str, dict[str, int]]:
     return out
 
 
-_SETTINGS = {"type", "walltime", "resources", "test_mode", "max_jobs", "duration"}
+_SETTINGS = {"type", "walltime", "resources", "test_mode", "max_jobs", "duration",
+             "exit_66_rate", "exit_67_rate"}
 
 
 def parse_campaigns(data: Any, path: str) -> list[Campaign]:
@@ -325,7 +328,16 @@ def _cluster_settings(obj: dict[str, Any], where: str) -> CampaignCluster:
         None if max_jobs is None else int(_number(max_jobs, f"{where}: max_jobs", minimum=1,
                                                   integer=True)),
         _duration(obj.get("duration", 60), f"{where}: duration"),
+        *_exit_rates(obj, where),
     )
+
+
+def _exit_rates(obj: dict[str, Any], where: str) -> tuple[float, float]:
+    r66 = _number(obj.get("exit_66_rate", 0), f"{where}: exit_66_rate", minimum=0)
+    r67 = _number(obj.get("exit_67_rate", 0), f"{where}: exit_67_rate", minimum=0)
+    if r66 + r67 > 1:
+        raise GridError(f"{where}: exit_66_rate + exit_67_rate must be <= 1 (shares of runs)")
+    return r66, r67
 
 
 _DISTRIBUTIONS = {"uniform": 2, "exponential": 1, "normal": 2, "lognormal": 2}
