@@ -34,9 +34,10 @@ below names the CiGri module it comes from (research §3.2):
 - `modules/updator.rb`: a campaign is over when it has no remaining task and no queued or
   active job; `grid_usage` rows every GRID_USAGE_UPDATE_PERIOD (60 s).
 
-Not modelled: prologue/epilogue jobs, grouping, blacklisting on other exit codes, OAR's stress
-factor, the affinity table's hourly cleaning; a task resubmitted more than MAX_RESUBMISSIONS
-times fails (ours: bounds runs whose tasks never fit their walltime).
+Not modelled: prologue/epilogue jobs, grouping, blacklisting on other exit codes, the
+affinity table's hourly cleaning (OAR's stress factor is given as periods in the grid file);
+a task resubmitted more than MAX_RESUBMISSIONS times fails (ours: bounds runs whose tasks
+never fit their walltime).
 """
 
 from __future__ import annotations
@@ -260,12 +261,19 @@ class Cigri:
                 self.queues[cluster].append(QueueEntry(next(self._seq), task, cluster,
                                                        order_num, now))
 
+    def under_stress(self, cluster: str, now: float) -> bool:
+        """Cluster#under_stress? (lib/cigri-clusterlib.rb), from the grid's stress periods."""
+        return any(a <= now < b for a, b in self.spec.stress.get(cluster, ()))
+
     def compute_campaigns_orders(self, now: float) -> list[tuple[str, int, int]]:
         """Campaignset#compute_campaigns_orders (lib/cigri-joblib.rb): the (cluster,
-        campaign, max) couples, clusters in database order, campaigns per cluster test mode
-        first, then the user's priority on the cluster (descending), then id (FIFO)."""
+        campaign, max) couples, clusters in database order (skipping clusters under stress),
+        campaigns per cluster test mode first, then the user's priority on the cluster
+        (descending), then id (FIFO)."""
         couples = []
         for cluster in self.clusters:
+            if self.under_stress(cluster, now):
+                continue
             cands = []
             for camp in self.campaigns:
                 settings = camp.spec.clusters.get(cluster)

@@ -250,3 +250,16 @@ def test_exit_status_66_and_67_are_resubmitted(tmp_path):
     with open(tmp_path / "out" / "run_cigri_campaigns.csv") as f:
         (camp,) = list(csv.DictReader(f))
     assert int(camp["exit_66"]) == len(e66) and int(camp["exit_67"]) == len(e67)
+
+
+def test_no_queuing_while_a_cluster_is_under_stress(tmp_path):
+    """compute_campaigns_orders skips clusters under stress: while beta is (100 s to 400 s),
+    the metascheduler queues nothing there; the runner still submits what was queued."""
+    grid = make_grid(tmp_path, [("alpha", 50), ("beta", 50)],
+                     [_campaign("A", 2000, 60, ["alpha", "beta"])],
+                     stress={"beta": [[100, 400]]})
+    run = run_grid(grid, until=600)
+    beta = [j.queuing_date for j in run.cigri.jobs if j.cluster == "beta"]
+    alpha = [j.queuing_date for j in run.cigri.jobs if j.cluster == "alpha"]
+    assert not [t for t in beta if 100 <= t < 400]
+    assert [t for t in beta if t >= 400] and [t for t in alpha if 100 <= t < 400]
