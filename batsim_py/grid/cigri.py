@@ -364,10 +364,11 @@ class Cigri:
                 state = self._poll(job, oar, now)
                 if state == "remote_waiting":
                     waiting += 1
-                    tap = taps.get(job.task.campaign)
-                    if tap is not None:
-                        if tap.close(now):
-                            self._tap_row(now, cluster, job.task.campaign, tap, "close")
+                    waiting_tap = taps.get(job.task.campaign)
+                    if waiting_tap is not None:
+                        if waiting_tap.close(now):
+                            self._tap_row(now, cluster, job.task.campaign, waiting_tap,
+                                          "close")
                         can_open[job.task.campaign] = False
                 elif state == "running":
                     running += 1
@@ -385,12 +386,12 @@ class Cigri:
                 yield env.timeout(max(conf["RUNNER_MIN_CYCLE_DURATION"], latency))
                 if self.flow["type"] == "taps" and submitted:
                     for cid in dict.fromkeys(e.task.campaign for e in entries):
-                        tap = taps.get(cid)
-                        if tap is not None and tap.is_open and \
-                                tap.rate < len(entries) * conf["RUNNER_TAP_INCREASE_FACTOR"] + 1:
-                            if tap.increase(conf["RUNNER_TAP_INCREASE_FACTOR"],
-                                            int(conf["RUNNER_TAP_INCREASE_MAX"])):
-                                self._tap_row(env.now, cluster, cid, tap, "increase")
+                        first = taps.get(cid)
+                        if first is not None and first.is_open and \
+                                first.rate < len(entries) * conf["RUNNER_TAP_INCREASE_FACTOR"] + 1:
+                            if first.increase(conf["RUNNER_TAP_INCREASE_FACTOR"],
+                                              int(conf["RUNNER_TAP_INCREASE_MAX"])):
+                                self._tap_row(env.now, cluster, cid, first, "increase")
                             break
             else:
                 yield env.timeout(conf["RUNNER_MIN_CYCLE_DURATION"])
