@@ -413,11 +413,10 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
     if flux:
-        from batsim_py.decision.flux_peer import attach_setup, from_cli_args
+        from batsim_py.decision.flux_peer import from_cli_args
 
         decision = from_cli_args(args, _timeout(args, "scheduler_timeout"),
                                  _timeout(args, "scheduler_connect_timeout"))
-        setup = attach_setup(decision, setup)
     else:
         decision = make_decision_process(args)  # last: it may start a scheduler process
     sim = run_simulation(spec, decision, setup, report)

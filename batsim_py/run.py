@@ -74,6 +74,20 @@ def _check_needs(decision: DecisionProcess, options: Options) -> None:
                          "energy model: run with -E/--energy (Python API: energy=True)")
 
 
+def _attach(decision: DecisionProcess, sim: Simulation) -> None:
+    """Peers that must know the simulation before it starts (the Flux job manager needs the
+    hosts' core counts) have an `attach_simulation(sim)` method, maybe under wrappers."""
+    peer: object = decision
+    for _ in range(8):  # (wrappers nest a few deep; never follow a cycle)
+        if peer is None:
+            return
+        attach = getattr(peer, "attach_simulation", None)
+        if callable(attach):
+            attach(sim)
+            return
+        peer = getattr(peer, "inner", None) or getattr(peer, "scheduler", None)
+
+
 def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     """Read and check the inputs; the simulation, not started (closes `decision` on error).
 
@@ -103,7 +117,9 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             load_events(path, f"we{i}", spec.options.forward_unknown_events)
             for i, path in enumerate(spec.events)
         ]
-        return Simulation(platform, machines, workloads, decision, spec.options, event_lists)
+        sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
+        _attach(decision, sim)
+        return sim
     except BaseException:
         decision.close()
         raise
