@@ -24,6 +24,12 @@ PLATFORMS = PROJECT / "platforms"
 WORKLOADS = PROJECT / "workloads"
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def nop(text: str) -> str:
     now = text.split("|")[0].split(":")[1]
     return f"0:{now}|{now}:N"

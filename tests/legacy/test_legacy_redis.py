@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from legacy_harness import PLATFORMS, PROJECT, WORKLOADS, nop, run_legacy
+from legacy_harness import PLATFORMS, PROJECT, WORKLOADS, free_port, nop, run_legacy
 
 from batsim_py.cli import main
 from batsim_py.decision.redis_store import RedisServer
@@ -191,12 +191,6 @@ def json_mode_scheduler(endpoint: str, seen: dict) -> threading.Thread:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.parametrize("auto", [False, True])
