@@ -132,6 +132,28 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--sg-log",), "SimGrid logging option; repeatable (accepted and ignored)", "list",
          None, "OPTION"),
     Flag(("--simgrid-version",), "print which SimGrid models batsim-py reproduces and exit"),
+    # Batsim 5's external decision components (batprotocol, docs/batprotocol.md); Batsim 5's
+    # -s/--edc-socket-str keeps only its long name: -s is Batsim 4's socket endpoint here.
+    Flag(("-l", "--edc-library-str"), "batprotocol EDC: a C library (.so) or a Python module "
+         "(MODULE or path/to/edc.py), initialised with INIT_STRING", "two", None,
+         ("LIB", "INIT_STRING")),
+    Flag(("-L", "--edc-library-file"), "as --edc-library-str, the init data read from "
+         "INIT_FILE", "two", None, ("LIB", "INIT_FILE")),
+    Flag(("--edc-socket-str",), "batprotocol EDC process bound at ENDPOINT (ZeroMQ REP), "
+         "initialised with INIT_STRING (Batsim 5's -s, long name only here)", "two", None,
+         ("ENDPOINT", "INIT_STRING")),
+    Flag(("-S", "--edc-socket-file"), "as --edc-socket-str, the init data read from "
+         "INIT_FILE", "two", None, ("ENDPOINT", "INIT_FILE")),
+    Flag(("--edc-library-load-method",), "dlopen (default) or dlmopen (a private link "
+         "namespace per library EDC)", "value", "dlopen", "METHOD"),
+    Flag(("--edc-allow-unknown-fields",), "drop (with a warning) the JSON fields the "
+         "batprotocol schema does not define in an EDC's messages, instead of refusing them "
+         "as Batsim 5 does"),
+    Flag(("--output-layout",), "v4 (default): Batsim 4's output files; v5: Batsim 5's "
+         "(PREFIX + jobs.csv, schedule.json, real_exec_info.json, no Pajé trace; default "
+         "prefix out/)", "value", "v4", "LAYOUT"),
+    Flag(("--lift-v5-restrictions",), "with an EDC: accept what Batsim 5.0 refuses because it "
+         "is unfinished (periodic offsets, periods that do not divide each other)"),
     Flag(("--protocol",), "batsim (default): the Batsim 4 JSON protocol; flux: a Flux-style "
          "scheduler drives the run over Flux RFC 27 (docs/flux.md)", "value", "batsim",
          "NAME"),
@@ -159,6 +181,7 @@ SUBCOMMANDS = {
     "swf2json": "batsim_py.tools.swf2json",  # Standard Workload Format -> Batsim JSON
     "report": "batsim_py.analysis.report",  # HTML page of metrics and plots of runs
     "stats": "batsim_py.analysis.stats",  # metrics of runs in the terminal
+    "cigri": "batsim_py.grid.cli",  # a grid of OAR clusters harvested by CiGri (docs/cigri.md)
 }
 
 
@@ -170,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
         "'batsim-py generate OUT.json -n JOBS -r RES' writes a seeded delay workload; "
         "'batsim-py swf2json TRACE.swf OUT.json' converts an SWF trace; "
         "'batsim-py report PREFIX [PREFIX ...]' writes an HTML page of metrics and plots; "
-        "'batsim-py stats PREFIX' prints the metrics.",
+        "'batsim-py stats PREFIX' prints the metrics; "
+        "'batsim-py cigri GRID.json' simulates a grid of OAR clusters harvested by CiGri.",
         allow_abbrev=False,
     )
     for flag in FLAGS:
@@ -182,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
             kwargs.update(action="append", default=[], metavar=flag.metavar)
         elif flag.kind == "pair":
             kwargs.update(action="append", default=[], nargs=2, metavar=flag.metavar)
+        elif flag.kind == "two":
+            kwargs.update(default=None, nargs=2, metavar=flag.metavar)
         else:
             kwargs.update(default=flag.default, metavar=flag.metavar)
             if flag.kind == "int":
@@ -377,6 +403,10 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     args.workload = [shipped.resolve(w, "workload") for w in args.workload]
     args.events = [shipped.resolve(e, "events") for e in args.events]
 
+    if args.output_layout not in ("v4", "v5"):
+        raise UsageError(f"--output-layout must be v4 or v5, not '{args.output_layout}'")
+    if args.output_layout == "v5" and args.export == "outputs/out":
+        args.export = "out/"  # Batsim 5's default prefix
     flux = args.protocol == "flux"
     if args.protocol not in ("batsim", "flux"):
         raise UsageError(f"--protocol must be 'batsim' or 'flux', not '{args.protocol}'")
@@ -391,11 +421,14 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         dynamic_jobs=args.enable_dynamic_jobs,
         acknowledge_dynamic_jobs=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse,
-        forward_unknown_events=bool((args.forward_unknown_events or flux) and args.events),
+        # (a batprotocol EDC gets every event of --events: Batsim 5 has generic events only)
+        forward_unknown_events=bool((args.forward_unknown_events or flux or any(
+            getattr(args, n) is not None for n in _EDC_FLAGS)) and args.events),
         sched_config=sched_cfg,
         energy=args.energy,
         machine_state_tracing=not args.disable_machine_state_tracing,
-        schedule_tracing=not args.disable_schedule_tracing,
+        schedule_tracing=not args.disable_schedule_tracing and args.output_layout == "v4",
+        output_layout=args.output_layout,
         end_in_last_batch=args.legacy_protocol is not None,
     )
     spec = RunSpec(
@@ -413,6 +446,7 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
     if flux:
+        _edc_choice(args)  # (refuses an EDC option beside --protocol flux)
         from batsim_py.decision.flux_peer import from_cli_args
 
         decision = from_cli_args(args, _timeout(args, "scheduler_timeout"),
@@ -477,6 +511,9 @@ def make_decision_process(args: argparse.Namespace) -> Any:
     from batsim_py.decision.zmq_peer import ZmqPeer
     from batsim_py.schedulers import get_scheduler
 
+    edc = _edc_choice(args)
+    if edc is not None:
+        return _edc_peer(args, *edc)
     if args.replay_strict and not (args.scheduler or "").startswith("replay:"):
         raise UsageError("--replay-strict needs --scheduler replay:FILE")
     reply_timeout = _timeout(args, "scheduler_timeout")
@@ -516,6 +553,63 @@ def make_decision_process(args: argparse.Namespace) -> Any:
             decision.close()
             raise
     return decision
+
+
+_EDC_FLAGS = ("edc_library_str", "edc_library_file", "edc_socket_str", "edc_socket_file")
+
+
+def _edc_choice(args: argparse.Namespace) -> tuple[str, str, bytes] | None:
+    """(kind, target, init data) of the batprotocol EDC the command line names, if any."""
+    given = [name for name in _EDC_FLAGS if getattr(args, name, None) is not None]
+    if not given:
+        if args.lift_v5_restrictions or args.edc_allow_unknown_fields:
+            raise UsageError("--lift-v5-restrictions and --edc-allow-unknown-fields apply to "
+                             "a batprotocol EDC: give one with --edc-library-str, "
+                             "--edc-socket-str, ...")
+        return None
+    if len(given) > 1:
+        raise UsageError("exactly one EDC per simulation (Batsim 5 too): give only one of "
+                         + ", ".join("--" + n.replace("_", "-") for n in given))
+    name = given[0]
+    target, init = getattr(args, name)
+    if name.endswith("_file"):
+        try:
+            with open(init, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise UsageError(f"--{name.replace('_', '-')}: cannot read the init file "
+                             f"'{init}' ({exc.strerror})") from None
+    else:
+        data = init.encode("utf-8")
+    if getattr(args, "protocol", "batsim") != "batsim" or getattr(args, "legacy_protocol",
+                                                                  None) is not None:
+        raise UsageError(f"--{name.replace('_', '-')} (a batprotocol EDC) does not go with "
+                         "--protocol or --legacy-protocol: one protocol per run")
+    for other in ("scheduler", "scheduler_command", "record_transcript"):
+        if getattr(args, other) is not None:
+            raise UsageError(f"--{other.replace('_', '-')} does not go with a batprotocol EDC "
+                             f"(--{name.replace('_', '-')})")
+    return ("socket" if "socket" in name else "library"), target, data
+
+
+def _edc_peer(args: argparse.Namespace, kind: str, target: str, init: bytes) -> Any:
+    from batsim_py.decision.edc_peer import EdcPeer, EdcSettings
+    from batsim_py.decision.edc_transports import LibraryEdc, ProcessEdc, PythonEdc
+
+    settings = EdcSettings(
+        init_data=init, strict_fields=not args.edc_allow_unknown_fields,
+        lift_restrictions=args.lift_v5_restrictions, arguments=list(sys.argv),
+        context={"export_prefix": args.export, "edc": target, "edc_kind": kind,
+                 "lift_v5_restrictions": args.lift_v5_restrictions})
+    transport: Any
+    if kind == "socket":
+        transport = ProcessEdc(target, _timeout(args, "scheduler_timeout"),
+                               _timeout(args, "scheduler_connect_timeout"))
+    elif target.endswith((".so", ".dylib")) or ".so." in target:
+        transport = LibraryEdc(target, args.edc_library_load_method)
+    else:
+        transport = PythonEdc(target)
+    return EdcPeer(transport, settings)
 
 
 if __name__ == "__main__":

@@ -74,16 +74,17 @@ def _check_needs(decision: DecisionProcess, options: Options) -> None:
                          "energy model: run with -E/--energy (Python API: energy=True)")
 
 
-def _attach(decision: DecisionProcess, sim: Simulation) -> None:
-    """Peers that must know the simulation before it starts (the Flux job manager needs the
-    hosts' core counts) have an `attach_simulation(sim)` method, maybe under wrappers."""
+def _bind_simulation(decision: DecisionProcess, sim: Simulation) -> None:
+    """A peer that needs the simulation before it runs (a batprotocol EDC: its handshake and
+    SimulationBegins need the platform; the Flux job manager: the hosts' core counts) gets it
+    through `bind_simulation(sim)`, also under wrappers (`inner`; `scheduler` of InProcess)."""
     peer: object = decision
     for _ in range(8):  # (wrappers nest a few deep; never follow a cycle)
         if peer is None:
             return
-        attach = getattr(peer, "attach_simulation", None)
-        if callable(attach):
-            attach(sim)
+        bind = getattr(peer, "bind_simulation", None)
+        if bind is not None:
+            bind(sim)
             return
         peer = getattr(peer, "inner", None) or getattr(peer, "scheduler", None)
 
@@ -118,7 +119,7 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             for i, path in enumerate(spec.events)
         ]
         sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
-        _attach(decision, sim)
+        _bind_simulation(decision, sim)
         return sim
     except BaseException:
         decision.close()

@@ -133,7 +133,7 @@ class FluxPeer(DecisionProcess):
         self._prioritized: list[list[int]] = []  # sched.prioritize entries of this instant
 
     # ------------------------------------------------------------------ setup
-    def attach_simulation(self, sim: Any) -> None:
+    def bind_simulation(self, sim: Any) -> None:
         """Learn the compute hosts (names, core counts) of the simulation about to run."""
         self.set_hosts([(m.host.name, m.host.cores) for m in sim.machines.compute])
 

@@ -24,3 +24,7 @@ class Options:
     # last job's end instead of a message of its own, as 2016 Batsim sent it.
     end_in_last_batch: bool = False
     version: str = "batsim-py-0.1.0"
+    # Batsim 5's rules where they differ from 4's (a batprotocol EDC drives the run):
+    # a CallMeLater already due fires at once instead of being an error.
+    v5_semantics: bool = False
+    output_layout: str = "v4"  # "v5": Batsim 5's file names and formats (output/v5_layout.py)

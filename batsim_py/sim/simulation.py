@@ -776,7 +776,7 @@ class Simulation:
 
     def call_me_later(self, decision: d.CallMeLater) -> None:
         now = self.engine.now
-        if decision.at <= now:
+        if decision.at <= now and not self.options.v5_semantics:
             raise SchedulerError(
                 f"CALL_ME_LATER at t={now:f}: you asked to be awaken in the past or now "
                 f"(you ask: {decision.at:f}, it is: {now:f}); ask for a strictly later time"

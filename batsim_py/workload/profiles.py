@@ -36,6 +36,7 @@ from batsim_py.workload.model import (
     SendProfile,
     TraceProfile,
 )
+from batsim_py.workload.v5_profiles import V5_TYPES, as_v4
 
 _Parser = Callable[[str, str, Mapping[str, Any], int, str], Profile]
 
@@ -175,6 +176,9 @@ def parse_profile(
         )
     if not isinstance(kind, str):
         raise WorkloadError(f"{where}: field 'type' must be a string, got {type_name(kind)}")
+    if kind in V5_TYPES:  # Batsim 5's names for the same profiles
+        obj = as_v4(where, kind, obj)
+        kind = obj["type"]
     parser = PARSERS.get(kind)
     if parser is None:
         # Batsim's own check is unreachable (it then asks for a 'trace' field); name the types.
