@@ -449,11 +449,10 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
     if flux:
         _edc_choice(args)  # (refuses an EDC option beside --protocol flux)
-        from batsim_py.decision.flux_peer import attach_setup, from_cli_args
+        from batsim_py.decision.flux_peer import from_cli_args
 
         decision = from_cli_args(args, _timeout(args, "scheduler_timeout"),
                                  _timeout(args, "scheduler_connect_timeout"))
-        setup = attach_setup(decision, setup)
     else:
         decision = make_decision_process(args)  # last: it may start a scheduler process
     sim = run_simulation(spec, decision, setup, report)
