@@ -37,7 +37,8 @@ from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import NotSupportedError, ProtocolError, SchedulerError
 from batsim_py.protocol.batprotocol.json_text import format_double
 
-log = logging.getLogger("batsim_py.network")
+log = logging.getLogger("batsim_py.network")  # the messages, as Batsim's `network` category
+info = logging.getLogger(__name__)
 
 FORMAT_BINARY = 0x1
 FORMAT_JSON = 0x2
@@ -69,6 +70,9 @@ class EdcSettings:
     lift_restrictions: bool = False  # --lift-v5-restrictions
     arguments: Sequence[str] = ()  # the command line, forwarded in SimulationBegins
     context: dict[str, Any] = field(default_factory=dict)  # execution context (JSON)
+    # level of the message log (logger batsim_py.network): as Batsim 4's, INFO for a process
+    # (or with -v network-only), DEBUG for an EDC in batsim-py's process
+    log_level: int = logging.DEBUG
 
 
 @dataclass(slots=True)
@@ -151,7 +155,7 @@ class EdcPeer(DecisionProcess):
                 f"one EDCHelloEvent (got: {kinds}); an EDC's first reply holds its hello only")
         self.hello = events[0]["event"]
         self.features = dict(self.hello["requested_simulation_features"])
-        log.info("EDC '%s' %s (batprotocol %s) speaks %s",
+        info.info("EDC '%s' %s (batprotocol %s) speaks %s",
                  self.hello["decision_component_name"], self.hello["decision_component_version"],
                  self.hello["batprotocol_version"],
                  "JSON" if self.fmt == FORMAT_JSON else "binary flatbuffers")
@@ -160,7 +164,7 @@ class EdcPeer(DecisionProcess):
         before = len(self._ignored)
         msg = self._codec.decode(data, what)
         if len(self._ignored) > before:
-            log.warning("%s: unknown fields ignored: %s", what,
+            info.warning("%s: unknown fields ignored: %s", what,
                         ", ".join(self._ignored[before:]))
         return msg
 
@@ -183,11 +187,12 @@ class EdcPeer(DecisionProcess):
         message = {"now": now, "events": out}
         data = self._codec.encode(message)
         self.nb_exchanges += 1
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("Sending '%s'", _shown(data))
+        level = self.settings.log_level
+        if log.isEnabledFor(level):
+            log.log(level, "Sending '%s'", _shown(data))
         raw = self.transport.take_decisions(data, ending)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("Received '%s'", _shown(raw))
+        if log.isEnabledFor(level):
+            log.log(level, "Received '%s'", _shown(raw))
         reply = self._decode(raw, f"the EDC's reply to message {self.nb_exchanges}")
         decisions = [replace(x, timestamp=now) for x in rearm]
         decisions.extend(self._decisions(reply, now))
@@ -537,7 +542,7 @@ class EdcPeer(DecisionProcess):
     def _stop_probe(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         probe = self._probes.pop(e["probe_id"], None)
         if probe is None:
-            log.warning("%s: no live probe '%s' to stop (ignored)", at, e["probe_id"])
+            info.warning("%s: no live probe '%s' to stop (ignored)", at, e["probe_id"])
             return
         probe.periodic.stopped = True
 
@@ -576,7 +581,7 @@ class EdcPeer(DecisionProcess):
     def _stop_call(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         entity = self._periodic.pop(e["call_me_later_id"], None)
         if entity is None:
-            log.warning("%s: no live periodic call '%s' to stop (ignored, as Batsim 5 does)",
+            info.warning("%s: no live periodic call '%s' to stop (ignored, as Batsim 5 does)",
                         at, e["call_me_later_id"])
             return
         entity.stopped = True
