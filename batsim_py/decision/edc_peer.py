@@ -42,6 +42,9 @@ info = logging.getLogger(__name__)
 
 FORMAT_BINARY = 0x1
 FORMAT_JSON = 0x2
+# batsim-py's extension for Python EDCs in its own process: messages are the dicts of the JSON
+# form, handed over without serialising (checked against the schema all the same)
+FORMAT_OBJECTS = 0x4
 BATPROTOCOL_VERSION = "0.1.0"  # the schema batsim-py speaks: the seed's (seed-systems §2.0)
 BATSIM_VERSION = "batsim-py-0.1.0 (batprotocol, Batsim 5.0.0-rc2 semantics)"
 
@@ -144,7 +147,15 @@ class EdcPeer(DecisionProcess):
         if not isinstance(flags, int) or flags < 0:
             raise ProtocolError(f"the EDC ({self.transport.description}) returned invalid "
                                 f"format flags {flags!r}")
-        self.fmt = FORMAT_JSON if flags & FORMAT_JSON else FORMAT_BINARY
+        if flags & FORMAT_OBJECTS:
+            if not getattr(self.transport, "accepts_objects", False):
+                raise ProtocolError(
+                    f"the EDC ({self.transport.description}) asked for Python objects (format "
+                    "flag 0x4), which only Python EDCs run in batsim-py's process can exchange")
+            self.fmt = FORMAT_OBJECTS
+            self.transport.objects = True
+        else:
+            self.fmt = FORMAT_JSON if flags & FORMAT_JSON else FORMAT_BINARY
         self._codec = _codec(self.fmt, self.settings.strict_fields, self._ignored)
         msg = self._decode(hello, "the EDC's hello")
         events = msg["events"]
@@ -158,7 +169,8 @@ class EdcPeer(DecisionProcess):
         info.info("EDC '%s' %s (batprotocol %s) speaks %s",
                  self.hello["decision_component_name"], self.hello["decision_component_version"],
                  self.hello["batprotocol_version"],
-                 "JSON" if self.fmt == FORMAT_JSON else "binary flatbuffers")
+                 {FORMAT_JSON: "JSON", FORMAT_BINARY: "binary flatbuffers"}.get(
+                     self.fmt, "Python objects"))
 
     def _decode(self, data: bytes, what: str) -> dict[str, Any]:
         before = len(self._ignored)
@@ -667,7 +679,9 @@ def _profile_and_id(workload: str, profile: Any) -> dict[str, Any]:
     return {"id": f"{workload}!{profile.name}", "profile_type": member, "profile": body}
 
 
-def _shown(data: bytes) -> str:
+def _shown(data: Any) -> str:
+    if isinstance(data, dict):
+        return json.dumps(data, separators=(",", ":"))
     if data[:1] == b"{":
         return data.rstrip(b"\0").decode("utf-8", errors="replace")
     return f"<{len(data)} bytes of binary flatbuffers>"
@@ -733,7 +747,29 @@ class _JsonCodec:
         return self._json.decode_message(data, self.strict, self.ignored, what)
 
 
+class _ObjectCodec:
+    """Python objects (FORMAT_OBJECTS): no serialisation, the schema's checks all the same."""
+
+    def __init__(self, strict: bool, ignored: list[str]) -> None:
+        from batsim_py.protocol.batprotocol.json_text import Checker
+        from batsim_py.protocol.batprotocol.schema import load_schema
+
+        self.schema = load_schema()
+        self.checker = Checker(self.schema, strict, ignored)
+
+    def encode(self, msg: dict[str, Any]) -> dict[str, Any]:
+        return msg
+
+    def decode(self, data: Any, what: str) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise ProtocolError(f"{what}: an EDC speaking Python objects answers a dict, not "
+                                f"{type(data).__name__}")
+        return self.checker.table(self.schema.root, data, what)
+
+
 def _codec(fmt: int, strict: bool, ignored: list[str]) -> Any:
+    if fmt == FORMAT_OBJECTS:
+        return _ObjectCodec(strict, ignored)
     if fmt == FORMAT_JSON:
         return _JsonCodec(strict, ignored)
     from batsim_py.protocol.batprotocol.binary import BinaryCodec
