@@ -181,6 +181,7 @@ SUBCOMMANDS = {
     "swf2json": "batsim_py.tools.swf2json",  # Standard Workload Format -> Batsim JSON
     "report": "batsim_py.analysis.report",  # HTML page of metrics and plots of runs
     "stats": "batsim_py.analysis.stats",  # metrics of runs in the terminal
+    "cigri": "batsim_py.grid.cli",  # a grid of OAR clusters harvested by CiGri (docs/cigri.md)
 }
 
 
@@ -192,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
         "'batsim-py generate OUT.json -n JOBS -r RES' writes a seeded delay workload; "
         "'batsim-py swf2json TRACE.swf OUT.json' converts an SWF trace; "
         "'batsim-py report PREFIX [PREFIX ...]' writes an HTML page of metrics and plots; "
-        "'batsim-py stats PREFIX' prints the metrics.",
+        "'batsim-py stats PREFIX' prints the metrics; "
+        "'batsim-py cigri GRID.json' simulates a grid of OAR clusters harvested by CiGri.",
         allow_abbrev=False,
     )
     for flag in FLAGS:

@@ -58,3 +58,8 @@ class UserCodeError(BatsimPyError):
 
 class AnalysisError(BatsimPyError):
     """An output file to analyse is missing, malformed or inconsistent."""
+
+
+class GridError(BatsimPyError):
+    """A grid description or a CiGri campaigns file (`batsim-py cigri`) is missing,
+    malformed or inconsistent."""

@@ -122,19 +122,9 @@ def rapidjson_double(text: str) -> float:
     return -d if minus else d
 
 
-_last_wire = [0.0, 0.0]  # the last long number read and what RapidJSON made of it
-
-
 def wire_value(x: float) -> float:
-    """What Batsim reads when a scheduler prints `x` with Python's repr (as pybatsim does).
+    """What Batsim reads when a scheduler prints `x` with Python's repr (as pybatsim does):
+    `batsim_py.wire.read_back`, kept under this name for existing callers."""
+    from batsim_py.wire import read_back  # (wire imports this module)
 
-    Only long numbers can differ from `x` (below 1e9 a time printed with 6 decimals has at most
-    15 significant digits, which RapidJSON converts exactly), so small values skip the work; a
-    reply's decisions mostly share one timestamp, converted once.
-    """
-    if -1e9 < x < 1e9:
-        return x
-    if x != _last_wire[0]:  # (no signed zero out here: equal values have equal reprs)
-        _last_wire[0] = x
-        _last_wire[1] = rapidjson_double(repr(float(x)))
-    return _last_wire[1]
+    return read_back(x)

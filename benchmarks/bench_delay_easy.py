@@ -2,10 +2,12 @@
 
 Runs the f_10k and f_50k reference workloads (cluster512 platform, --mmax-workload) of the
 reference corpus shipped in tests/conformance/reference, and prints jobs/s, the best and
-median wall time, peak memory (each run in a fresh process so peaks are honest) and the median
-as a ratio of the plain-SimPy yardstick (benchmarks/yardstick.py) timed in the same run.
+median wall time, CPU time, peak memory (each run in a fresh process so peaks are honest) and
+the ratio to the plain-SimPy yardstick (benchmarks/yardstick.py): each run is paired with a
+yardstick sample taken just before it, and the median of the pairs' ratios is printed, so a
+machine whose speed drifts (shared, loaded) still gives comparable figures.
 
-    python benchmarks/bench_delay_easy.py [--cases f_10k f_50k] [--repeat 3]
+    python benchmarks/bench_delay_easy.py [--cases f_10k f_50k] [--repeat 3] [--timing ideal]
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,8 +42,8 @@ def reference() -> Path:
     return prepare()
 
 
-def one_run(platform: str, workload: str, scheduler: str) -> dict:
-    """Run in this process; return wall time and peak RSS."""
+def one_run(platform: str, workload: str, scheduler: str, timing: str = "batsim") -> dict:
+    """Run in this process; return wall time, CPU time and peak RSS."""
     from batsim_py.decision.inprocess import InProcess
     from batsim_py.run import RunSpec, run_simulation
     from batsim_py.schedulers import get_scheduler
@@ -48,15 +51,17 @@ def one_run(platform: str, workload: str, scheduler: str) -> dict:
 
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
+        c0 = time.process_time()
         sim = run_simulation(
             RunSpec(platform=platform, workloads=[workload],
-                    options=Options(export_prefix=os.path.join(out, "out")),
+                    options=Options(export_prefix=os.path.join(out, "out"), timing=timing),
                     mmax_workload=True),
             InProcess(get_scheduler(scheduler)),
         )
         wall = time.perf_counter() - t0
+        cpu = time.process_time() - c0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"wall": wall, "jobs": len(sim.job_records), "peak_mib": peak_kib / 1024}
+    return {"wall": wall, "cpu": cpu, "jobs": len(sim.job_records), "peak_mib": peak_kib / 1024}
 
 
 def main() -> int:
@@ -64,10 +69,11 @@ def main() -> int:
     parser.add_argument("--cases", nargs="*", default=list(CASES))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scheduler", default="easy")
+    parser.add_argument("--timing", choices=("batsim", "ideal"), default="batsim")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(one_run(args.child[0], args.child[1], args.scheduler)))
+        print(json.dumps(one_run(args.child[0], args.child[1], args.scheduler, args.timing)))
         return 0
     runs = []
     corpus = reference()
@@ -77,27 +83,36 @@ def main() -> int:
         runs.append((key, str(folder / spec["platform"]), str(folder / spec["workloads"][0])))
     from batsim_py.native import kernel_label
 
-    print(kernel_label())
+    print(f"{kernel_label()}; --timing {args.timing}; load average at start: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("each run is paired with a yardstick sample taken just before it (a fresh process); "
+          "ratios are per pair, medians over the pairs")
+    print(f"{'case':8} {'jobs':>7} {'best (s)':>9} {'median':>9} {'cpu med':>8} {'jobs/s':>8} "
+          f"{'peak MiB':>9} {'x yardstick':>12} {'cpu x yard':>11}")
     stick = Yardstick()
-    stick.sample()
-    print(f"{'case':8} {'jobs':>7} {'wall (s)':>9} {'median':>9} {'jobs/s':>9} {'peak MiB':>9} "
-          f"{'median x yardstick':>19}")
     for key, platform, workload in runs:
         results = []
+        ratios = []
+        cpu_ratios = []
         for _ in range(args.repeat):
+            yard = stick.sample()
             out = subprocess.run(
-                [sys.executable, __file__, "--scheduler", args.scheduler, "--child", platform,
-                 workload],
+                [sys.executable, __file__, "--scheduler", args.scheduler, "--timing",
+                 args.timing, "--child", platform, workload],
                 check=True, capture_output=True, text=True, cwd=ROOT,
             )
-            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            results.append(r)
+            ratios.append(r["wall"] / yard)
+            cpu_ratios.append(r["cpu"] / stick.cpu_samples[-1])
         best = min(results, key=lambda r: r["wall"])
-        median = sorted(r["wall"] for r in results)[len(results) // 2]
-        print(f"{key:8} {best['jobs']:>7} {best['wall']:>9.3f} {median:>9.3f} "
-              f"{best['jobs'] / best['wall']:>9.0f} {max(r['peak_mib'] for r in results):>9.1f} "
-              f"{median / stick.samples[0]:>19.2f}")
-    stick.sample()
-    print(f"{stick.summary()} (ratios use the first sample)")
+        median = statistics.median(r["wall"] for r in results)
+        cpu = statistics.median(r["cpu"] for r in results)
+        print(f"{key:8} {best['jobs']:>7} {best['wall']:>9.3f} {median:>9.3f} {cpu:>8.3f} "
+              f"{best['jobs'] / median:>8.0f} {max(r['peak_mib'] for r in results):>9.1f} "
+              f"{statistics.median(ratios):>12.2f} {statistics.median(cpu_ratios):>11.2f}")
+    print(f"{stick.summary()}; load average at end: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

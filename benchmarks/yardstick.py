@@ -7,7 +7,8 @@ in the same run and prints its figures as ratios to it, so figures taken on diff
 (or on one noisy machine at different moments) compare. It is the same loop as the team's
 ../shared/tools/yardstick.py, shipped so that a fresh clone has it.
 
-    python benchmarks/yardstick.py [--repeat 3]      prints the best wall time in seconds
+    python benchmarks/yardstick.py [--repeat 3]      prints the best wall time in seconds, then
+                                                     that run's CPU time
 
 In a benchmark: `stick = Yardstick(); stick.sample()` before and after the measured runs (each
 sample is a fresh process, so it adds nothing to the benchmark's own peak memory), then
@@ -24,7 +25,13 @@ from pathlib import Path
 
 
 def loop(n: int = 50_000) -> float:
-    """Wall time of one run of the yardstick loop, in this process."""
+    """Wall time of one run of the yardstick loop, in this process (`loop_times` gives its
+    CPU time too)."""
+    return loop_times(n)[0]
+
+
+def loop_times(n: int = 50_000) -> tuple[float, float]:
+    """Wall and CPU time of one run of the yardstick loop, in this process."""
     import simpy
 
     env = simpy.Environment()
@@ -40,8 +47,9 @@ def loop(n: int = 50_000) -> float:
 
     env.process(arrivals(env))
     t0 = time.perf_counter()
+    c0 = time.process_time()
     env.run()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 class Yardstick:
@@ -49,13 +57,17 @@ class Yardstick:
 
     def __init__(self) -> None:
         self.samples: list[float] = []
+        self.cpu_samples: list[float] = []  # CPU time of the same loops
 
     def sample(self, repeat: int = 1) -> float:
-        """Time the loop `repeat` times in a fresh process; keep and return the best."""
+        """Time the loop `repeat` times in a fresh process; keep and return the best wall
+        time (its CPU time goes to `cpu_samples`)."""
         out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--repeat",
                               str(repeat)], check=True, capture_output=True, text=True)
-        best = float(out.stdout.strip().splitlines()[-1])
+        fields = out.stdout.strip().splitlines()[-1].split()
+        best = float(fields[0])
         self.samples.append(best)
+        self.cpu_samples.append(float(fields[1]) if len(fields) > 1 else best)
         return best
 
     @property
@@ -77,5 +89,5 @@ class Yardstick:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    best = min(loop() for _ in range(ap.parse_args().repeat))
-    print(f"{best:.3f}")
+    wall, cpu = min(loop_times() for _ in range(ap.parse_args().repeat))
+    print(f"{wall:.3f} {cpu:.3f}")

@@ -4,7 +4,8 @@ A scheduler over the Batsim protocol only ever sees times printed with 6 decimal
 with those rounded values (pybatsim sets its `now` from the message). To take exactly the
 decisions it would take over ZeroMQ (and so land on the same timestamps), the in-process peer
 hands the scheduler the same rounded `now` (the engine already stamps events with the times
-the protocol would show).
+the protocol would show), and reads the times of its reply as Batsim reads them from the
+scheduler's text (`wire.read_back`, the conversion the pybatsim peer uses too).
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from batsim_py.decision.decisions import CallMeLater, Reply
+from batsim_py.decision.decisions import CallMeLater, Decision, Reply
 from batsim_py.decision.events import Event
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.rapidjson_number import wire_value
-from batsim_py.wire import wire_time
+from batsim_py.wire import read_back, wire_time
 
 
 class InProcess(DecisionProcess):
@@ -24,21 +24,33 @@ class InProcess(DecisionProcess):
         self.scheduler = scheduler
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
-        reply = self.scheduler.exchange(wire_time(now), events)
-        if reply.now < 1e9:  # times a scheduler prints with 15 digits or less read back exactly
-            return reply
-        # Batsim would read long numbers back through RapidJSON (see rapidjson_number).
-        decisions = []
-        for decision in reply.decisions:
-            timestamp = wire_value(decision.timestamp)
-            if timestamp != decision.timestamp:  # (a copy only where the value changes)
-                decision = replace(decision, timestamp=timestamp)
-            if isinstance(decision, CallMeLater):
-                at = wire_value(decision.at)
-                if at != decision.at:
-                    decision = replace(decision, at=at)
-            decisions.append(decision)
-        return Reply(wire_value(reply.now), tuple(decisions))
+        return as_read(self.scheduler.exchange(wire_time(now), events))
 
     def close(self) -> None:
         self.scheduler.close()
+
+
+def as_read(reply: Reply) -> Reply:
+    """The reply as Batsim reads it over ZeroMQ: each time as RapidJSON reads its repr
+    (`wire.read_back`), so that an in-process scheduler's own sums (`now + 100 / 3`) land on
+    the same dates as over the wire; a copy only where a value changes."""
+    now = reply.now
+    read_now = read_back(now)
+    out: list[Decision] | None = None
+    for k, decision in enumerate(reply.decisions):
+        ts = decision.timestamp
+        timestamp = read_now if ts == now else read_back(ts)  # (mostly the reply's now)
+        read = decision
+        if timestamp != ts:
+            read = replace(read, timestamp=timestamp)
+        if type(read) is CallMeLater:
+            at = read_back(read.at)
+            if at != read.at:
+                read = replace(read, at=at)
+        if read is not decision and out is None:
+            out = list(reply.decisions[:k])
+        if out is not None:
+            out.append(read)
+    if out is None:
+        return reply if read_now == now else Reply(read_now, reply.decisions)
+    return Reply(read_now, tuple(out))

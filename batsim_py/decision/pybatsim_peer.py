@@ -9,7 +9,7 @@ the cost of the transport.
 
 Fidelity: over the wire pybatsim reads Batsim's `%.6f` numbers and Batsim reads pybatsim's
 `json.dumps` back through RapidJSON; both conversions are applied to the values handed over
-(`batsim_json.as_parsed`, `rapidjson_number.wire_value`). Anything unusual in a reply (tuples,
+(`batsim_json.as_parsed`, `wire.read_back`). Anything unusual in a reply (tuples,
 non-string keys, non-finite or foreign numbers) takes the real text route, so it behaves as
 over ZeroMQ.
 
@@ -30,8 +30,7 @@ from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import ProtocolError, SchedulerError, UsageError
 from batsim_py.protocol.batsim_events import event_object
 from batsim_py.protocol.replies import decode_reply, decode_reply_object
-from batsim_py.rapidjson_number import rapidjson_double
-from batsim_py.wire import wire_time
+from batsim_py.wire import read_back, wire_time
 
 PREFIX = "pybatsim:"
 INSTALL = "pip install --no-deps pybatsim==3.2.1 procset sortedcontainers docopt"
@@ -198,20 +197,7 @@ def _plain(value: Any, depth: int) -> bool:
     return False  # tuples, subclasses, numpy numbers...: as json.dumps writes them
 
 
-_last_read = [0.0, True]  # the last float checked, and whether it reads back (replies repeat now)
-
-
 def _reads_back(x: float) -> bool:
-    """RapidJSON reads `repr(x)` (what `json.dumps` writes) back as `x` itself.
-
-    A value with at most 6 decimals below 1e9 (any time taken from a Batsim message) has at
-    most 15 significant digits: RapidJSON's fast path converts it exactly. Other values (a
-    scheduler's own sums, 17-digit reprs, tiny or huge numbers) are checked with the
-    conversion itself (`rapidjson_double`)."""
-    if -1e9 < x < 1e9 and round(x, 6) == x:
-        return True
-    last = _last_read
-    if x != last[0] or x == 0.0:
-        last[0] = x
-        last[1] = math.isfinite(x) and rapidjson_double(repr(x)) == x
-    return bool(last[1])
+    """RapidJSON reads `repr(x)` (what `json.dumps` writes) back as `x` itself: the one
+    conversion every in-process peer applies (`wire.read_back`)."""
+    return math.isfinite(x) and read_back(x) == x

@@ -132,8 +132,18 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
     paje = sim.paje
     if paje is not None and not v5:
         def schedule_trace(f: TextIO) -> None:
-            for text in paje.chunks(sim.engine.now):
-                f.write(text)
+            final = f"{prefix}_schedule.trace"
+            body_end = _copy_body(f, final, paje.written, len(paje.times))
+            if body_end < 0:
+                for text in paje.body_chunks():
+                    f.write(text)
+                f.flush()
+                body_end = f.buffer.tell()  # type: ignore[attr-defined]
+            f.write(paje.trailer(sim.engine.now))
+            f.flush()
+            st = os.fstat(f.fileno())
+            # What a rewrite at a later clock reuses (run.py rewrites the trace at exit).
+            paje.written = (final, body_end, len(paje.times), st.st_dev, st.st_ino, st.st_size)
         files.append(("schedule.trace", schedule_trace))
     if sim.options.machine_state_tracing:
         def machine_states(f: TextIO) -> None:
@@ -179,6 +189,37 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
             report.error = str(exc)
         raise
     return [final for _, final in temps]
+
+
+def _copy_body(f: TextIO, final: str, written: Any, nb_records: int) -> int:
+    """Copy into `f` the body of the trace written last time at `final`, if that file is still
+    the one written then (same file, size) and no record was added since: only its trailer
+    (the end date) can differ, and formatting a million-job trace again costs seconds. The
+    body's length in bytes, or -1 (then the caller formats it)."""
+    if written is None:
+        return -1
+    path, body_end, records, dev, ino, size = written
+    try:
+        st = os.stat(final)
+    except OSError:
+        return -1
+    if (path != final or records != nb_records or st.st_dev != dev or st.st_ino != ino
+            or st.st_size != size):
+        return -1
+    f.flush()
+    out = f.buffer  # type: ignore[attr-defined]
+    start = out.tell()
+    with open(final, "rb") as src:
+        left = body_end
+        while left > 0:
+            block = src.read(min(left, 1 << 20))
+            if not block:  # (shorter than recorded: not with the checks above) start again
+                out.seek(start)
+                out.truncate()
+                return -1
+            out.write(block)
+            left -= len(block)
+    return body_end
 
 
 def _none() -> str:

@@ -104,7 +104,7 @@ class PajeTrace:
     """
 
     __slots__ = ("machine_names", "times", "kinds", "jobs", "job_ids", "allocs", "_ordinal",
-                 "_unavailable")
+                 "_unavailable", "written")
 
     def __init__(self, machine_names: Sequence[str]) -> None:
         self.machine_names = list(machine_names)  # by machine id (compute, then storage)
@@ -115,6 +115,8 @@ class PajeTrace:
         self.allocs: list[Sequence[int]] = []  # by ordinal
         self._ordinal: dict[str, int] = {}
         self._unavailable: dict[int, frozenset[int]] = {}  # end record -> machines to skip
+        # Where the file was written last (output/files.py reuses its body on a rewrite).
+        self.written: tuple[str, int, int, int, int, int] | None = None
 
     def _record(self, now: float, kind: int, k: int) -> None:
         self.times.append(now)
@@ -142,7 +144,21 @@ class PajeTrace:
 
     # ---------------------------------------------------------------- formatting
     def chunks(self, end_time: float, size: int = 4096) -> Iterator[str]:
-        """The file's text, piece by piece."""
+        """The file's text, piece by piece: `body_chunks`, then `trailer`."""
+        yield from self.body_chunks(size)
+        yield self.trailer(end_time)
+
+    def trailer(self, end_time: float) -> str:
+        """The containers' destruction at `end_time`: the only text that depends on it (a
+        rewrite at a later clock with no new record changes nothing else)."""
+        out = ["\n# End of events, containers destruction\n"]
+        for m in range(len(self.machine_names)):
+            out.append(f"{DESTROY_CONTAINER} {end_time:f} m{m} machine_ct\n")
+        out.append(f"{DESTROY_CONTAINER} {end_time:f} root root_ct\n")
+        return "".join(out)
+
+    def body_chunks(self, size: int = 4096) -> Iterator[str]:
+        """The file's text but the trailer, piece by piece."""
         yield _HEADER
         yield _TYPES
         n = len(self.machine_names)
@@ -211,8 +227,3 @@ class PajeTrace:
                     out.append(f'{NEW_EVENT} {t:f} kk k "{job}"\n')
                     out.extend(f'{NEW_EVENT} {t:f} km m{x} "{job}"\n' for x in allocs[k])
             yield "".join(out)
-        out = ["\n# End of events, containers destruction\n"]
-        for m in range(n):
-            out.append(f"{DESTROY_CONTAINER} {end_time:f} m{m} machine_ct\n")
-        out.append(f"{DESTROY_CONTAINER} {end_time:f} root root_ct\n")
-        yield "".join(out)

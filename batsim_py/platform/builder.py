@@ -173,8 +173,9 @@ class PlatformBuilder:
             zone_props: dict[str, str] = {}
             for z in reversed(spec.netpoint.zone.chain()):  # outer first, inner overrides
                 zone_props.update(z.properties)
+            zones = tuple(z.name for z in reversed(spec.netpoint.zone.chain()))
             hosts[name] = Host(name, spec.speeds, spec.cores, spec.pstate, spec.properties,
-                               zone_props)
+                               zone_props, zones)
         links = {LOOPBACK_NAME: self.loopback, **self.links}
         return Platform(
             path=self.path,

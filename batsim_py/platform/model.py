@@ -33,6 +33,7 @@ class Host:
     pstate: int  # initial pstate
     properties: Mapping[str, str]
     zone_properties: Mapping[str, str]
+    zones: tuple[str, ...] = ()  # ids of the zones holding the host, outermost first
 
     @property
     def speed(self) -> float:

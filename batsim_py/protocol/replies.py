@@ -73,7 +73,7 @@ def decode_reply_object(msg: Any) -> Reply:
     """`decode_reply` of an already parsed reply (in-process peers: no JSON text at all).
 
     `msg` must hold what `json.loads` would have produced from the scheduler's text, numbers
-    included (floats as Batsim reads them back, see `rapidjson_number.wire_value`).
+    included (floats as Batsim reads them back, see `wire.read_back`).
     """
     if not isinstance(msg, dict):
         raise ProtocolError(f"{_PREFIX}: not a JSON object")

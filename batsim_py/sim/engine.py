@@ -23,6 +23,10 @@ the fair-bottleneck solver (`batsim_py.sharing`) gives them, re-solved whenever 
 enabled actions changes. A message alone in the system skips the solver (its rate is the
 smallest link bandwidth or the TCP-gamma bound, exactly what the solver would return).
 
+A message that takes no time (`--timing ideal`) is no action at all: it would end in a step of
+zero seconds, which changes no pending duration, so when nothing else can end in that step
+`run` wakes both ends of every such message in creation order without taking it.
+
 Actors are generators yielding requests: `(SLEEP, seconds)`; `(PUT, message, cost)` to the
 server, `(PUT_TO, message, cost, mailbox)` elsewhere; `(GET,)` for the server, `(GET_FROM,
 mailbox, timeout)` elsewhere (resumes with TIMEOUT if nothing came in time); `(SPAWN,
@@ -168,6 +172,14 @@ class Engine:
         self._mailboxes: dict[str, Mailbox] = {}
         self._sleeps: list[tuple[float, int, _Sleep]] = []
         self._actions: list[_Action] = []  # L07 actions in creation order
+        # Messages that take no time (--timing ideal: no latency, no bytes), in creation order:
+        # (seq, sender, receiver, message, sender_first, cost). They end at the next step,
+        # which takes no time either; when nothing else can end in it, `run` delivers them
+        # without a step (see `_deliver_instant`).
+        self._instant: list[tuple[int, Actor, Actor, Any, bool, tuple]] = []
+        # False: such messages are ordinary actions ended by a step of their own, as before
+        # (tests compare both ways; the outputs are the same).
+        self.instant = True
         self._dirty = False  # the set of enabled actions changed: re-solve the rates
         self.network: Any = None  # batsim_py.sim.network.Network, needed for tasks
         self.master_host = ""
@@ -359,6 +371,8 @@ class Engine:
                 to_run.clear()
                 spare = to_run
                 to_run = self.to_run
+            if self._instant and self._deliver_instant():
+                continue
             actions = self._actions
             if len(actions) == 1 and actions[0].kind == COMM and lone_comm(actions[0]):
                 continue
@@ -369,6 +383,10 @@ class Engine:
         self, sender: Actor, msg: Any, cost: tuple, receiver: Actor, sender_first: bool,
     ) -> None:
         self._seq += 1
+        if (cost[2] and cost[0] <= 0.0 and self.instant and self.on_activity_change is None
+                and self.availability is None):
+            self._instant.append((self._seq, sender, receiver, msg, sender_first, cost))
+            return
         if len(cost) == 6:
             latency, rate, free, c_host, c_dst, c_nbytes = cost
         else:  # (latency, rate, free, host): a 1-byte message to the master host
@@ -588,6 +606,47 @@ class Engine:
                 actor.value = ("done", a)
                 to_run.append(actor)
         return True
+
+    def _deliver_instant(self) -> bool:
+        """End the messages that take no time, without a step, when nothing else can end in
+        the step that would end them; else make them ordinary actions of that step.
+
+        That step would take no time (delta 0: every pending duration stays as it is, so not
+        recording it changes no later date) and wake both ends of each message in creation
+        order. Anything else that could end in it (a task, a sleep about to end, a message
+        with a latency) needs the real step, which then ends these messages too.
+        """
+        instant = self._instant
+        heap = self._sleeps
+        if not self._actions and not (heap and heap[0][0] <= self.now + WINDOW):
+            to_run = self.to_run
+            for _, sender, receiver, msg, sender_first, _ in instant:
+                receiver.value = msg
+                sender.value = None
+                if sender_first:
+                    to_run.append(sender)
+                    to_run.append(receiver)
+                else:
+                    to_run.append(receiver)
+                    to_run.append(sender)
+            instant.clear()
+            self._idle = 0
+            return True
+        for seq, sender, receiver, msg, sender_first, cost in instant:
+            c = _Action(COMM, 0.0, 0.0, seq)
+            c.lone_rate = cost[1]
+            c.host = cost[3]
+            if len(cost) == 6:
+                c.dst = cost[4]
+                c.nbytes = cost[5]
+            c.sender = sender
+            c.receiver = receiver
+            c.msg = msg
+            c.sender_first = sender_first
+            self._actions.append(c)
+        instant.clear()
+        self._dirty = True
+        return False
 
     def _lone_comm(self, c: _Action) -> bool:
         """Both steps of a transfer at once, when no sleep can end before it.

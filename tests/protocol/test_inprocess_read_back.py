@@ -1,0 +1,68 @@
+"""In-process schedulers' replies are read as Batsim reads them over ZeroMQ.
+
+Over the wire a scheduler's times are printed with Python's repr and parsed by RapidJSON,
+which can land an ulp or more away from the double printed (`rapidjson_number`). The
+in-process peers apply the same conversion (`wire.read_back`) to every time of a reply, small
+ones included: `now + 100 / 3` has 17 significant digits below 1e9 too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from batsim_py.decision import decisions as d
+from batsim_py.decision.events import Event
+from batsim_py.decision.inprocess import InProcess
+from batsim_py.decision.interface import DecisionProcess
+from batsim_py.protocol.replies import decode_reply, encode_reply
+from batsim_py.rapidjson_number import rapidjson_double
+
+
+class Fixed(DecisionProcess):
+    """Replies with the given reply, whatever it is asked."""
+
+    def __init__(self) -> None:
+        self.reply = d.Reply(0.0, ())
+
+    def exchange(self, now: float, events: Sequence[Event]) -> d.Reply:
+        return self.reply
+
+
+def _samples(n: int) -> list[float]:
+    rng = random.Random(20)
+    values = [100.33333333333333, 25445.960993460798, 0.1 + 0.2, 1e11 + 0.1, 12.5, 0.0]
+    values += [rng.uniform(0, 1e6) + rng.random() / 3 for _ in range(n)]
+    values += [round(rng.uniform(0, 1e8), 6) for _ in range(n // 4)]
+    return values
+
+
+def test_in_process_replies_read_as_over_zeromq() -> None:
+    """Fails when small values skip the conversion: about one in ten of these differs."""
+    fixed = Fixed()
+    peer = InProcess(fixed)
+    values = _samples(2000)
+    differing = sum(1 for x in values if rapidjson_double(repr(x)) != x)
+    assert differing > 100  # (the case matters)
+    for x in values:
+        start = min(round(x, 6), x)
+        fixed.reply = d.Reply(x + 1, (d.ExecuteJob(start, "w0!1", (0,)),
+                                      d.CallMeLater(x, x + 1 / 3), d.RejectJob(x, "w0!2")))
+        got = peer.exchange(start, [])
+        wire = decode_reply(encode_reply(fixed.reply))  # what Batsim reads from the text
+        assert got == wire, x
+
+
+def test_pybatsim_peer_uses_the_same_conversion() -> None:
+    from batsim_py.decision.pybatsim_peer import _reads_back
+    from batsim_py.wire import read_back
+
+    for x in _samples(500):
+        assert _reads_back(x) == (rapidjson_double(repr(x)) == x)
+        assert read_back(x) == rapidjson_double(repr(x))
+
+
+def test_a_plain_reply_is_kept_as_it_is() -> None:
+    fixed = Fixed()
+    fixed.reply = d.Reply(12.5, (d.ExecuteJob(12.5, "w0!1", (0, 1)),))
+    assert InProcess(fixed).exchange(12.5, []) is fixed.reply
