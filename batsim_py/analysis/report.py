@@ -145,6 +145,17 @@ def write_report(paths: Sequence[str], output: str | None = None, png_dir: str |
     pngs = []
     for stem, caption, fig in figures(runs, colour_by):
         pngs.append((stem, caption, png_bytes(fig)))  # type: ignore[arg-type]
+    for path, run in zip(paths, runs, strict=True):  # grid runs (batsim-py cigri, docs/cigri.md)
+        prefix = locate_run(path)["jobs"][: -len("_jobs.csv")]
+        if os.path.exists(prefix + "_grid_usage.csv"):
+            from batsim_py.grid.plots import taps_figure, usage_figure
+
+            stem = _safe(run.name)
+            pngs.append((f"{stem}_grid_usage", f"{run.name}: the grid's machines used by local "
+                         "jobs, by CiGri, idle (PREFIX_grid_usage.csv).",
+                         png_bytes(usage_figure(prefix))))
+            pngs.append((f"{stem}_cigri_taps", f"{run.name}: CiGri's taps over time "
+                         "(PREFIX_cigri_taps.csv).", png_bytes(taps_figure(prefix))))
     if png_dir is not None:
         os.makedirs(png_dir, exist_ok=True)
         for stem, _, data in pngs:

@@ -24,17 +24,20 @@ below names the CiGri module it comes from (research §3.2):
   the grace period ago); submit them as one array; sleep; increase the tap of the first
   submitted campaign if `rate < submitted × 1.5 + 1`.
 - `lib/cigri-colombolib.rb` `analyze_remote_job_events`: BESTEFFORT_KILL, EXTERMINATE,
-  WALLTIME (and Nikita's REMOTE_WAITING_FRAG) put the task back in the bag at priority 20;
-  WALLTIME also lowers the task's affinity for that cluster.
+  WALLTIME (and Nikita's REMOTE_WAITING_FRAG) and the special exit status 66 put the task
+  back in the bag at priority 20, exit status 67 at priority 0 (the end of the queue:
+  RESUBMIT_END); WALLTIME also lowers the task's affinity for that cluster. The share of runs
+  ending with 66 or 67 is a campaign setting, drawn per run from the grid's seed.
 - `modules/nikita.rb`: kill jobs remote-waiting longer than REMOTE_WAITING_TIMEOUT since
   their submission (REMOTE_WAITING_FRAG, resubmitted); drop queue entries older than that
   (QUEUED_FOR_TOO_LONG: the tasks return to the bag).
 - `modules/updator.rb`: a campaign is over when it has no remaining task and no queued or
   active job; `grid_usage` rows every GRID_USAGE_UPDATE_PERIOD (60 s).
 
-Not modelled: prologue/epilogue jobs, grouping, blacklisting on exit codes 66/67, OAR's stress
-factor, the affinity table's hourly cleaning; a task resubmitted more than MAX_RESUBMISSIONS
-times fails (ours: bounds runs whose tasks never fit their walltime).
+Not modelled: prologue/epilogue jobs, grouping, blacklisting on other exit codes, the
+affinity table's hourly cleaning (OAR's stress factor is given as periods in the grid file);
+a task resubmitted more than MAX_RESUBMISSIONS times fails (ours: bounds runs whose tasks
+never fit their walltime).
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from batsim_py.grid.inputs import Campaign, GridSpec
 from batsim_py.grid.oar import OarCluster
 from batsim_py.grid.rjms import GridRjms
 
-RESUBMIT_EVENTS = ("BESTEFFORT_KILL", "EXTERMINATE", "WALLTIME", "REMOTE_WAITING_FRAG")
+RESUBMIT_EVENTS = ("BESTEFFORT_KILL", "EXTERMINATE", "WALLTIME", "REMOTE_WAITING_FRAG",
+                   "EXIT_66", "EXIT_67")
 ACTIVE = ("to_launch", "submitted", "remote_waiting", "running")
 
 
@@ -166,10 +170,15 @@ class Cigri:
                     continue
                 rng = np.random.default_rng([self.spec.seed, ci, ki])
                 names = []
+                exits = [c for c, r in ((66, settings.exit_66_rate),
+                                        (67, settings.exit_67_rate)) if r > 0]
                 for value in d.draw(camp.nb_tasks, rng).tolist():
                     name = f"delay_{value:g}"
                     if name not in profiles:
                         profiles[name] = {"type": "delay", "delay": value}
+                    for code in exits:
+                        profiles.setdefault(f"{name}_ret{code}",
+                                            {"type": "delay", "delay": value, "ret": code})
                     names.append(name)
                 self.profile_of[(camp.id, cluster)] = names
         return profiles
@@ -252,12 +261,19 @@ class Cigri:
                 self.queues[cluster].append(QueueEntry(next(self._seq), task, cluster,
                                                        order_num, now))
 
+    def under_stress(self, cluster: str, now: float) -> bool:
+        """Cluster#under_stress? (lib/cigri-clusterlib.rb), from the grid's stress periods."""
+        return any(a <= now < b for a, b in self.spec.stress.get(cluster, ()))
+
     def compute_campaigns_orders(self, now: float) -> list[tuple[str, int, int]]:
         """Campaignset#compute_campaigns_orders (lib/cigri-joblib.rb): the (cluster,
-        campaign, max) couples, clusters in database order, campaigns per cluster test mode
-        first, then the user's priority on the cluster (descending), then id (FIFO)."""
+        campaign, max) couples, clusters in database order (skipping clusters under stress),
+        campaigns per cluster test mode first, then the user's priority on the cluster
+        (descending), then id (FIFO)."""
         couples = []
         for cluster in self.clusters:
+            if self.under_stress(cluster, now):
+                continue
             cands = []
             for camp in self.campaigns:
                 settings = camp.spec.clusters.get(cluster)
@@ -348,10 +364,11 @@ class Cigri:
                 state = self._poll(job, oar, now)
                 if state == "remote_waiting":
                     waiting += 1
-                    tap = taps.get(job.task.campaign)
-                    if tap is not None:
-                        if tap.close(now):
-                            self._tap_row(now, cluster, job.task.campaign, tap, "close")
+                    waiting_tap = taps.get(job.task.campaign)
+                    if waiting_tap is not None:
+                        if waiting_tap.close(now):
+                            self._tap_row(now, cluster, job.task.campaign, waiting_tap,
+                                          "close")
                         can_open[job.task.campaign] = False
                 elif state == "running":
                     running += 1
@@ -369,12 +386,12 @@ class Cigri:
                 yield env.timeout(max(conf["RUNNER_MIN_CYCLE_DURATION"], latency))
                 if self.flow["type"] == "taps" and submitted:
                     for cid in dict.fromkeys(e.task.campaign for e in entries):
-                        tap = taps.get(cid)
-                        if tap is not None and tap.is_open and \
-                                tap.rate < len(entries) * conf["RUNNER_TAP_INCREASE_FACTOR"] + 1:
-                            if tap.increase(conf["RUNNER_TAP_INCREASE_FACTOR"],
-                                            int(conf["RUNNER_TAP_INCREASE_MAX"])):
-                                self._tap_row(env.now, cluster, cid, tap, "increase")
+                        first = taps.get(cid)
+                        if first is not None and first.is_open and \
+                                first.rate < len(entries) * conf["RUNNER_TAP_INCREASE_FACTOR"] + 1:
+                            if first.increase(conf["RUNNER_TAP_INCREASE_FACTOR"],
+                                              int(conf["RUNNER_TAP_INCREASE_MAX"])):
+                                self._tap_row(env.now, cluster, cid, first, "increase")
                             break
             else:
                 yield env.timeout(conf["RUNNER_MIN_CYCLE_DURATION"])
@@ -384,7 +401,17 @@ class Cigri:
         ojob = oar.jobs.get(job.oar_id)
         state = "Waiting" if ojob is None else ojob.state
         if state == "Terminated":
+            code = ojob.exit_code  # type: ignore[union-attr]
+            if code in (66, 67):  # special exit statuses: resubmit
+                job.state = "event"
+                job.event = f"EXIT_{code}"
+                self._colombo(job, now)
+                return job.state
             job.state = "terminated"
+            if code != 0:  # another error: CiGri would stop the campaign there; we drop it
+                job.event = f"EXIT_{code}"
+                self._fail(job.task, self.campaign(job.task.campaign))
+                return job.state
             self._task_done(job, ojob.stop)  # type: ignore[union-attr]
         elif state == "Error":
             job.state = "event"
@@ -414,7 +441,7 @@ class Cigri:
                 and task.attempts < self.conf["MAX_RESUBMISSIONS"]:
             job.resubmitted = True
             task.attempts += 1
-            task.priority = int(self.conf["RESUBMIT_PRIORITY"])
+            task.priority = 0 if job.event == "EXIT_67" else int(self.conf["RESUBMIT_PRIORITY"])
             task.state = "bag"
             camp.bag.add((-task.priority, task.id))
             return
@@ -513,9 +540,16 @@ class Cigri:
             camp = self.campaign(task.campaign)
             settings = camp.spec.clusters[cluster]
             number = next(self._job_ids)
+            profile = self.profile_of[(camp.spec.id, cluster)][task.index]
+            if settings.exit_66_rate > 0 or settings.exit_67_rate > 0:
+                u = np.random.default_rng([self.spec.seed, camp.spec.id, task.index,
+                                           task.attempts, 1]).random()
+                if u < settings.exit_66_rate:
+                    profile += "_ret66"
+                elif u < settings.exit_66_rate + settings.exit_67_rate:
+                    profile += "_ret67"
             job = self.source.job(res=settings.resources, walltime=settings.walltime,
-                                  profile=self.profile_of[(camp.spec.id, cluster)][task.index],
-                                  id=str(number))
+                                  profile=profile, id=str(number))
             cj = CigriJob(number, job.id, task, cluster, settings.besteffort, task.priority, now,
                           e.queuing_date, e.seq, e.order_num)
             task.state = "job"

@@ -81,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BatsimPyError as e:
         print(f"batsim-py cigri: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("batsim-py cigri: interrupted: the grid's own outputs were not written",
+              file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(figures, indent=1, sort_keys=True))
         return 0

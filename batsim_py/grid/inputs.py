@@ -94,6 +94,8 @@ class CampaignCluster:
     test_mode: bool = False
     max_jobs: int | None = None
     duration: Duration = field(default_factory=lambda: Duration(delay=60.0))
+    exit_66_rate: float = 0.0  # share of runs ending with exit status 66 (resubmit)
+    exit_67_rate: float = 0.0  # ... with 67 (resubmit at the end of the queue)
 
     @property
     def besteffort(self) -> bool:
@@ -123,6 +125,7 @@ class GridSpec:
     seed: int = 0
     timing: str = "ideal"
     master_host: str = "master_host"
+    stress: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
 
 def _read(path: str) -> Any:
@@ -167,7 +170,7 @@ def load_grid(path: str) -> GridSpec:
         raise GridError(f"{path}: expected a JSON object (with 'platform', 'clusters', "
                         "'campaigns')")
     _check_keys(data, {"platform", "clusters", "campaigns", "users_priority", "flow_control",
-                       "cigri", "seed", "timing", "master_host", "description"}, path)
+                       "cigri", "seed", "timing", "master_host", "description", "stress"}, path)
     base = os.path.dirname(path)
     if not isinstance(data.get("platform"), str):
         raise GridError(f"{path}: 'platform' must name a SimGrid platform file")
@@ -229,7 +232,32 @@ def load_grid(path: str) -> GridSpec:
     seed = data.get("seed", 0)
     return GridSpec(path, _resolve(base, data["platform"]), clusters, campaigns, priorities,
                     flow, conf, int(_number(seed, f"{path}: seed", integer=True)), timing,
-                    str(data.get("master_host", "master_host")))
+                    str(data.get("master_host", "master_host")),
+                    _stress(data.get("stress", {}), path))
+
+
+def _stress(obj: Any, where: str) -> dict[str, list[tuple[float, float]]]:
+    """`{cluster: [[start, end], ...]}`: when OAR reports the cluster under stress (its
+    stress factor >= STRESS_FACTOR): CiGri queues nothing for it then (research §3.8.5: the
+    stress comes from OAR's server load, which the simulation does not model)."""
+    if not isinstance(obj, dict):
+        raise GridError(f"{where}: stress must be {{cluster: [[start, end], ...]}}")
+    out = {}
+    for cluster, periods in obj.items():
+        ok = isinstance(periods, list) and all(
+            isinstance(p, list) and len(p) == 2 for p in periods)
+        if not ok:
+            raise GridError(f"{where}: stress: '{cluster}' must be a list of [start, end]")
+        spans = []
+        for a, b in periods:
+            a = _number(a, f"{where}: stress: {cluster}", minimum=0)
+            b = _number(b, f"{where}: stress: {cluster}", minimum=0)
+            if b < a:
+                raise GridError(f"{where}: stress: {cluster}: period [{a:g}, {b:g}] ends "
+                                "before it starts")
+            spans.append((a, b))
+        out[str(cluster)] = spans
+    return out
 
 
 def _priorities(obj: Any, where: str) -> dict[str, dict[str, int]]:
@@ -244,7 +272,8 @@ def _priorities(obj: Any, where: str) -> dict[str, dict[str, int]]:
     return out
 
 
-_SETTINGS = {"type", "walltime", "resources", "test_mode", "max_jobs", "duration"}
+_SETTINGS = {"type", "walltime", "resources", "test_mode", "max_jobs", "duration",
+             "exit_66_rate", "exit_67_rate"}
 
 
 def parse_campaigns(data: Any, path: str) -> list[Campaign]:
@@ -302,6 +331,8 @@ def check_clusters(spec: GridSpec, clusters: list[str]) -> None:
 
     for cluster in spec.users_priority:
         known(cluster, "users_priority")
+    for cluster in spec.stress:
+        known(cluster, "stress")
     for i, camp in enumerate(spec.campaigns):
         for cluster in camp.clusters:
             known(cluster, f"campaign '{camp.name}'")
@@ -325,7 +356,16 @@ def _cluster_settings(obj: dict[str, Any], where: str) -> CampaignCluster:
         None if max_jobs is None else int(_number(max_jobs, f"{where}: max_jobs", minimum=1,
                                                   integer=True)),
         _duration(obj.get("duration", 60), f"{where}: duration"),
+        *_exit_rates(obj, where),
     )
+
+
+def _exit_rates(obj: dict[str, Any], where: str) -> tuple[float, float]:
+    r66 = _number(obj.get("exit_66_rate", 0), f"{where}: exit_66_rate", minimum=0)
+    r67 = _number(obj.get("exit_67_rate", 0), f"{where}: exit_67_rate", minimum=0)
+    if r66 + r67 > 1:
+        raise GridError(f"{where}: exit_66_rate + exit_67_rate must be <= 1 (shares of runs)")
+    return r66, r67
 
 
 _DISTRIBUTIONS = {"uniform": 2, "exponential": 1, "normal": 2, "lognormal": 2}

@@ -37,7 +37,8 @@ def campaign_rows(run: Any) -> list[dict[str, Any]]:
         cid = camp.spec.id
         jobs = [j for j in cigri.jobs if j.task.campaign == cid]
         starts, useful, wasted = [], 0.0, 0.0
-        causes = {"BESTEFFORT_KILL": 0, "WALLTIME": 0, "REMOTE_WAITING_FRAG": 0}
+        causes = {"BESTEFFORT_KILL": 0, "WALLTIME": 0, "REMOTE_WAITING_FRAG": 0, "EXIT_66": 0,
+                  "EXIT_67": 0}
         for j in jobs:
             o = run.rjms.job(j.oar_id)
             if o is None:
@@ -45,7 +46,7 @@ def campaign_rows(run: Any) -> list[dict[str, Any]]:
             if o.start >= 0:
                 starts.append(o.start)
             work = (o.stop - o.start) * o.res if o.start >= 0 and o.stop >= 0 else 0.0
-            if j.state == "terminated":
+            if j.state == "terminated" and not j.event:
                 useful += work
             else:
                 wasted += work
@@ -64,6 +65,7 @@ def campaign_rows(run: Any) -> list[dict[str, Any]]:
             "resubmissions": sum(1 for j in jobs if j.resubmitted),
             "besteffort_kills": causes["BESTEFFORT_KILL"], "walltime_kills": causes["WALLTIME"],
             "remote_waiting_frags": causes["REMOTE_WAITING_FRAG"],
+            "exit_66": causes["EXIT_66"], "exit_67": causes["EXIT_67"],
             "useful_work": useful, "wasted_work": wasted,
             "throughput": done / (end - sub) if end > sub else 0.0,
         })

@@ -177,7 +177,8 @@ class OarCluster:
         # Kills whose delay is over.
         while self.kills_due and self.kills_due[0][0] <= now:
             _, victim = self.kills_due.pop(0)
-            if victim in self.running:
+            job = self.running.get(victim)
+            if job is not None and job.killer:  # still running and still in the way
                 act.kills.append(victim)
         # Launching jobs whose victims are gone start now.
         for job in list(self.running.values()):

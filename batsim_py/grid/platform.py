@@ -33,7 +33,7 @@ def cluster_of_host(host: object) -> str | None:
     zprops = getattr(host, "zone_properties", {})
     if "cluster" in zprops:
         return str(zprops["cluster"])
-    zones = getattr(host, "zones", ())
+    zones: tuple[str, ...] = getattr(host, "zones", ())
     return zones[1] if len(zones) > 1 else None
 
 

@@ -58,7 +58,7 @@ def run_grid(spec: GridSpec | str, *, with_cigri: bool = True, export: str | Non
     t0 = time.perf_counter()
     if isinstance(spec, str):
         spec = load_grid(spec)
-    workloads = []
+    workloads: list[Workload] = []
     local: dict[str, str] = {}
     queues: dict[str, str] = {}
     for c in spec.clusters:
@@ -79,9 +79,10 @@ def run_grid(spec: GridSpec | str, *, with_cigri: bool = True, export: str | Non
                         f"{spec.platform} (its clusters: {', '.join(clusters)})")
     check_clusters(spec, list(clusters))
     for name, gc in clusters.items():
-        c = described.get(name)
-        rjms.clusters[name] = OarCluster(name, gc.machines, c.policy if c else "easy",
-                                         c.kill_delay if c else 0.0)
+        setting = described.get(name)
+        rjms.clusters[name] = OarCluster(name, gc.machines,
+                                         setting.policy if setting else "easy",
+                                         setting.kill_delay if setting else 0.0)
     for camp in spec.campaigns:
         for cname, settings in camp.clusters.items():
             if settings.resources > len(clusters[cname].machines):

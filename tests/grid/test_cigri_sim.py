@@ -225,3 +225,41 @@ def test_swf_local_workload(tmp_path):
     assert [(j.id, j.start, j.stop) for _, j in run.rjms.local_jobs] == [
         ("w0!1", 0.0, 100.0), ("w0!2", 100.0, 200.0)]
     assert all(t.state == "done" for t in run.cigri.tasks)
+
+
+def test_exit_status_66_and_67_are_resubmitted(tmp_path):
+    """colombolib: a run ending with exit status 66 goes back to the bag at priority 20, one
+    ending with 67 at priority 0 (RESUBMIT_END); each task still completes exactly once."""
+    grid = make_grid(tmp_path, [("c", 4)],
+                     [_campaign("A", 40, 50, ["c"], exit_66_rate=0.3, exit_67_rate=0.2)],
+                     seed=4)
+    run = run_grid(grid, export=str(tmp_path / "out" / "run"))
+    jobs = run.cigri.jobs
+    e66 = [j for j in jobs if j.event == "EXIT_66"]
+    e67 = [j for j in jobs if j.event == "EXIT_67"]
+    assert e66 and e67 and all(j.resubmitted for j in e66 + e67)
+    assert all(run.rjms.job(j.oar_id).exit_code == 66 for j in e66)
+    after = {}
+    for j in jobs:
+        after.setdefault(j.task.id, []).append(j)
+    for runs in after.values():
+        for first, second in zip(runs, runs[1:], strict=False):
+            assert second.priority == (0 if first.event == "EXIT_67" else 20)
+    done = sorted(j.task.id for j in jobs if j.state == "terminated")
+    assert done == list(range(40))
+    with open(tmp_path / "out" / "run_cigri_campaigns.csv") as f:
+        (camp,) = list(csv.DictReader(f))
+    assert int(camp["exit_66"]) == len(e66) and int(camp["exit_67"]) == len(e67)
+
+
+def test_no_queuing_while_a_cluster_is_under_stress(tmp_path):
+    """compute_campaigns_orders skips clusters under stress: while beta is (100 s to 400 s),
+    the metascheduler queues nothing there; the runner still submits what was queued."""
+    grid = make_grid(tmp_path, [("alpha", 50), ("beta", 50)],
+                     [_campaign("A", 2000, 60, ["alpha", "beta"])],
+                     stress={"beta": [[100, 400]]})
+    run = run_grid(grid, until=600)
+    beta = [j.queuing_date for j in run.cigri.jobs if j.cluster == "beta"]
+    alpha = [j.queuing_date for j in run.cigri.jobs if j.cluster == "alpha"]
+    assert not [t for t in beta if 100 <= t < 400]
+    assert [t for t in beta if t >= 400] and [t for t in alpha if 100 <= t < 400]

@@ -104,3 +104,16 @@ def test_cli_end_to_end(tmp_path):
         assert (tmp_path / "out" / f"run_{name}.csv").exists(), name
     for name in ("grid_usage", "cigri_taps"):
         assert (tmp_path / "png" / f"{name}.png").stat().st_size > 1000
+
+
+def test_report_of_a_grid_run_has_its_figures(tmp_path):
+    from batsim_py.analysis.report import write_report
+    from batsim_py.grid.run import run_grid
+
+    path = make_grid(tmp_path, [("alpha", 4)],
+                     [{"name": "A", "nb_jobs": 12, "duration": 50, "clusters": {"alpha": {}}}],
+                     local={"alpha": [(20.0, 4, 100.0, 200.0)]})
+    prefix = str(tmp_path / "out" / "run")
+    run_grid(path, export=prefix)
+    page = open(write_report([prefix])).read()
+    assert 'figure id="run_grid_usage"' in page and 'figure id="run_cigri_taps"' in page

@@ -150,3 +150,15 @@ def test_local_delay_bounded_by_kill_delay(tmp_path):
     assert all(j.start - j.released == pytest.approx(30.0) for j in killers)
     # and a job that needed no kill starts when released
     assert all(j.start == j.released for _, j in run.rjms.local_jobs if not j.nb_killed)
+
+
+def test_deleted_launching_job_spares_its_victims():
+    """A normal job waiting for its victims' kill delay is deleted (oardel): the kill due
+    for it is not sent, the best-effort job keeps running."""
+    c = OarCluster("c", (0, 1), "fcfs", kill_delay=5.0)
+    _running(c, "be", 2, 0.0, 1000.0, "besteffort")
+    _queue(c, "n", 1, 100.0, 30.0)
+    c.schedule(30.0)
+    assert c.delete("n", "USER_FRAG", 32.0) == "reject"
+    act = c.schedule(35.0)
+    assert act.kills == [] and c.jobs["be"].state == "Running" and not c.jobs["be"].killer
