@@ -12,10 +12,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from batsim_py.errors import PlatformError
 from batsim_py.platform.model import Link
+from batsim_py.platform.shortest import ShortestPaths
 
 
 @dataclass(eq=False)
@@ -134,32 +133,28 @@ class TableZone(Zone):
 class GraphZone(TableZone):
     """Floyd / Dijkstra / DijkstraCache: declared routes are edges, routes are shortest paths.
 
-    Edge cost is the number of links of the declared route (SimGrid's rule). Ties between
-    equal-cost paths are broken by networkx's order, which may differ from SimGrid's.
+    Edge cost is the number of links of the declared route (SimGrid's rule). Among equal-cost
+    paths, the one networkx's `dijkstra_path` returns is taken (what this zone always did;
+    `ShortestPaths` says how it is found without a whole-graph search per route).
     """
 
-    _graph: nx.DiGraph | None = field(default=None, repr=False)
+    _paths: ShortestPaths | None = field(default=None, repr=False)
 
-    def graph(self) -> nx.DiGraph:
-        if self._graph is None:
-            g = nx.DiGraph()
-            for (a, b), r in self.table.items():
-                if a is not b:
-                    g.add_edge(a, b, cost=len(r.links))
-            self._graph = g
-        return self._graph
+    def shortest_paths(self) -> ShortestPaths:
+        if self._paths is None:
+            self._paths = ShortestPaths(
+                (a, b, len(r.links)) for (a, b), r in self.table.items() if a is not b)
+        return self._paths
 
     def local_route(self, src: NetPoint, dst: NetPoint, latency: float, glob: GlobalRoute) -> Local:
         if src is dst:
             return super().local_route(src, dst, latency, glob)
-        g = self.graph()
-        try:
-            path = nx.dijkstra_path(g, src, dst, weight="cost")
-        except (nx.NetworkXNoPath, nx.NodeNotFound):
+        path = self.shortest_paths().path(src, dst)
+        if path is None:
             raise PlatformError(
                 f"{self.label}: zone '{self.name}' ({self.routing}): no route from '{src.name}' to "
                 f"'{dst.name}' (declare <route>s connecting them)"
-            ) from None
+            )
         out: list[Link] = []
         first = last = None
         prev_gw: NetPoint | None = None

@@ -7,16 +7,36 @@ larger than the whole platform, or asking for no machine (`res` 0: Batsim loads 
 EXECUTE_JOB with an empty allocation), is rejected when the walk reaches it; the first other
 job that does not fit ends the pass (strict FCFS). Walltimes play no role for a present-time
 allocation.
+
+Cost: pybatsim rebuilds its queue and scans the whole machine list on every attempt, which is
+O(queue + machines) per pass (10,000 hosts x 100,000 jobs took minutes). The same decisions are
+taken incrementally here:
+- jobs whose dependencies are unmet are not in the walked queue at all (skipping them is all the
+  walk would do); a count of unmet dependencies per job puts a job in, at its submission rank,
+  when its last dependency completes;
+- every job the walk passes is started or rejected, so the walked queue only loses its head:
+  it is a list with a moving head index, compacted when the dead part outweighs the live one;
+- free machines live in `FreeRuns`, which answers "first run of req consecutive free ids" in
+  O(log machines) and books or frees an allocation in O(req + log machines); a blocked head
+  (no run long enough) costs O(1).
 """
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Mapping
 from typing import Any
 
 from batsim_py.decision.decisions import ExecuteJob, RejectJob
 from batsim_py.decision.events import SimulationBegins
+from batsim_py.schedulers.free_runs import FreeRuns
 from batsim_py.schedulers.sched_common import SchedJob, SchedLayerScheduler
+
+_COMPACT_AT = 1024  # dead queue entries tolerated before compaction is considered
+
+
+def _seq(job: SchedJob) -> int:
+    return job.seq
 
 
 class Fcfs(SchedLayerScheduler):
@@ -25,55 +45,70 @@ class Fcfs(SchedLayerScheduler):
     def __init__(self, *, sched_delay: float | None = None,
                  options: Mapping[str, Any] | None = None) -> None:
         super().__init__(sched_delay=sched_delay, options=options)
-        self._open: list[SchedJob] = []  # submission order
-        self._busy: set[int] = set()
+        self._queue: list[SchedJob] = []  # runnable open jobs by submission rank, from _head
+        self._head = 0
+        self._unmet: dict[int, int] = {}  # seq -> unmet dependencies (absent: runnable)
+        self._waiters: dict[str, list[SchedJob]] = {}  # job id -> jobs waiting for it
+        self._free = FreeRuns([])
 
     def on_begin(self, event: SimulationBegins) -> None:
-        self._busy = set()
+        self._free = FreeRuns(self.machines)
 
     def on_job_submitted(self, job: SchedJob) -> None:
-        self._open.append(job)
+        unmet = 0
+        if job.deps:
+            workload = job.id.rsplit("!", 1)[0]
+            for dep in job.deps:
+                full = dep if "!" in dep else f"{workload}!{dep}"
+                other = self.jobs.get(full)
+                if other is None or other.state != "completed":
+                    unmet += 1
+                    self._waiters.setdefault(full, []).append(job)
+        if unmet:
+            self._unmet[job.seq] = unmet
+        else:
+            self._enqueue(job)
 
     def on_job_finished(self, job: SchedJob) -> None:
-        self._busy.difference_update(job.alloc)
+        self._free.release(job.alloc)
+        for waiter in self._waiters.pop(job.id, ()):
+            left = self._unmet[waiter.seq] - 1
+            if left:
+                self._unmet[waiter.seq] = left
+            else:
+                del self._unmet[waiter.seq]
+                self._enqueue(waiter)
+
+    def _enqueue(self, job: SchedJob) -> None:
+        queue = self._queue
+        if len(queue) == self._head or queue[-1].seq < job.seq:
+            queue.append(job)
+        else:  # a job whose dependencies just completed goes back to its submission rank
+            insort(queue, job, lo=self._head, key=_seq)
 
     def schedule(self) -> None:
-        done = 0
-        kept: list[SchedJob] = []
-        for job in self._open:
-            if not self.runnable(job):
-                kept.append(job)
-                done += 1
-                continue
-            alloc = find_consecutive(self.machines, self._busy, job.req) \
-                if job.subtime <= self.time else None
+        queue = self._queue
+        i, end = self._head, len(queue)
+        if i == end:
+            return
+        free = self._free
+        nb_machines = len(self.machines)
+        now = self.time
+        while i < end:
+            job = queue[i]
+            alloc = free.take(job.req) if job.subtime <= now else None
             if alloc is not None:
-                job.alloc, job.state, job.start = alloc, "running", self.time
-                self._busy.update(alloc)
-                self.emit(ExecuteJob(timestamp=self.time, job_id=job.id,
-                                     alloc=tuple(sorted(alloc))))
-            elif job.req > len(self.machines) or job.req <= 0:
+                job.alloc, job.state, job.start = alloc, "running", now  # (list order)
+                if alloc.step < 0:  # (decisions carry ids in increasing order)
+                    alloc = range(alloc[-1], alloc[0] + 1)
+                self.emit(ExecuteJob(timestamp=now, job_id=job.id, alloc=alloc))
+            elif job.req > nb_machines or job.req <= 0:
                 job.state = "rejected"
-                self.emit(RejectJob(timestamp=self.time, job_id=job.id))
+                self.emit(RejectJob(timestamp=now, job_id=job.id))
             else:
                 break
-            done += 1
-        if done:
-            self._open = kept + self._open[done:]
-
-
-def find_consecutive(machines: list[int], busy: set[int], req: int) -> tuple[int, ...] | None:
-    """First run (in `machines` order) of free machines with consecutive ids of length >= req."""
-    if req <= 0:
-        return None
-    run: list[int] = []
-    for m in machines:
-        if m in busy:
-            run = []
-            continue
-        if run and m != run[-1] + 1 and m != run[-1] - 1:
-            run = []
-        run.append(m)
-        if len(run) == req:
-            return tuple(run)
-    return None
+            i += 1
+        if i > _COMPACT_AT and 2 * i > end:
+            del queue[:i]
+            i = 0
+        self._head = i

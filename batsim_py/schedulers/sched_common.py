@@ -43,7 +43,7 @@ class SchedJob:
         self.subtime = subtime
         self.deps = deps
         self.state = "open"  # open | running | completed | rejected
-        self.alloc: tuple[int, ...] = ()
+        self.alloc: Sequence[int] = ()  # (fcfs: a range of ids, in machine-list order)
         self.start = 0.0
         self.seq = seq
 
