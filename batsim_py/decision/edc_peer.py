@@ -117,6 +117,8 @@ class EdcPeer(DecisionProcess):
         self._ignored: list[str] = []
         self._event_ids: dict[int, str] = {}
         self._job_profiles: dict[str, tuple[str, str]] = {}  # forward_profiles_on_jobs_killed
+        self._stop_at: float | None = None  # ForceSimulationStopEvent's date
+        self._ended = False  # SimulationEndsEvent was sent
         self._closed = False
 
     # ------------------------------------------------------------------ set-up
@@ -193,6 +195,7 @@ class EdcPeer(DecisionProcess):
                 out.append(item)
             if type(e) is ev.SimulationEnds:
                 ending = True
+                self._ended = True
         rearm, self._rearm = self._rearm, []
         if not out:  # only swallowed events (a stopped periodic call): nothing to tell
             return d.Reply(now, tuple(replace(x, timestamp=now) for x in rearm))
@@ -211,9 +214,25 @@ class EdcPeer(DecisionProcess):
         return d.Reply(_snap(reply["now"], now), tuple(decisions))
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._stop_at is not None and not self._ended:
+                self._tell_end()
+        finally:
             self.transport.close()
+
+    def _tell_end(self) -> None:
+        """After ForceSimulationStopEvent: the EDC still gets SimulationEndsEvent, as from
+        Batsim 5, and must answer it (its decisions are ignored: the simulation is over)."""
+        now = self.sim.engine.now if self.sim is not None else 0.0
+        data = self._codec.encode({"now": now, "events": [
+            _wrap(now, "SimulationEndsEvent", {})]})
+        self.nb_exchanges += 1
+        self._ended = True
+        self._decode(self.transport.take_decisions(data, True),
+                     f"the EDC's reply to message {self.nb_exchanges} (SimulationEndsEvent)")
 
     # ------------------------------------------------------------------ events -> wire
     def _event(self, e: Any) -> dict[str, Any] | None:
@@ -640,6 +659,14 @@ class EdcPeer(DecisionProcess):
             desc["extra_data"] = job["extra_data"]
         out.append(d.RegisterJob(t, job_id, desc))
 
+    def _force_stop(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
+        """ForceSimulationStopEvent: the simulation stops at once (what ran so far is kept
+        and written; jobs still running or waiting have no row), then the EDC is told
+        SimulationEndsEvent (in `close`)."""
+        if self._stop_at is None:
+            self._stop_at = t
+            self.sim.env.stop()
+
     def _hello_again(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         raise SchedulerError(f"{at}: the EDC said hello a second time (Batsim 5 aborts)")
 
@@ -720,6 +747,7 @@ _HANDLERS: dict[str, Any] = {
     "EDCHelloEvent": EdcPeer._hello_again,
     "CreateProbeEvent": EdcPeer._create_probe,
     "RegisterJobEvent": EdcPeer._register_job,
+    "ForceSimulationStopEvent": EdcPeer._force_stop,
     "RegisterProfileEvent": EdcPeer._register_profile,
     "StopProbeEvent": EdcPeer._stop_probe,
 }
@@ -728,7 +756,6 @@ _UNSUPPORTED = {
                          "it), nor by batsim-py",
     "ResetProbeEvent": "ResetProbeEvent is not implemented by Batsim 5.0 (it aborts on it), "
                        "nor by batsim-py",
-    "ForceSimulationStopEvent": "ForceSimulationStopEvent is not implemented by batsim-py yet",
 }
 
 
