@@ -602,7 +602,9 @@ def _edc_peer(args: argparse.Namespace, kind: str, target: str, init: bytes) -> 
         init_data=init, strict_fields=not args.edc_allow_unknown_fields,
         lift_restrictions=args.lift_v5_restrictions, arguments=list(sys.argv),
         context={"export_prefix": args.export, "edc": target, "edc_kind": kind,
-                 "lift_v5_restrictions": args.lift_v5_restrictions})
+                 "lift_v5_restrictions": args.lift_v5_restrictions},
+        log_level=logging.INFO if "quiet" != args.verbosity != "debug" and not args.quiet
+        and (kind == "socket" or args.verbosity == "network-only") else logging.DEBUG)
     transport: Any
     if kind == "socket":
         transport = ProcessEdc(target, _timeout(args, "scheduler_timeout"),
