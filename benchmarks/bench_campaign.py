@@ -54,7 +54,8 @@ def timed_campaign(spec, root: str, workers: int) -> tuple[float, float]:
 
     t0 = time.perf_counter()
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                      dashboard_address=None, silence_logs=logging.ERROR,
+                      scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as cluster, \
             Client(cluster) as client:
         client.wait_for_workers(workers)
         t1 = time.perf_counter()

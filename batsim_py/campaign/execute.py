@@ -93,8 +93,11 @@ def open_client(client: Any = None, scheduler_address: str | None = None,
     n = workers or default_workers()
     if n < 1:
         raise CampaignError(f"--workers must be >= 1, not {n}")
+    # No dashboard; the scheduler's HTTP server (health, metrics) on a free port, not 8787
+    # (another cluster may hold it: Dask would then warn on stderr).
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=None, silence_logs=logging.ERROR,
+                           scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
     own = Client(cluster)
     try:
         yield own

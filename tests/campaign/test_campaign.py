@@ -32,7 +32,9 @@ def client() -> Iterator[object]:
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
+                      dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}
+                      ) as cluster, Client(cluster) as c:
         yield c
 
 
