@@ -163,7 +163,11 @@ def _submit_and_wait(client: Any, todo: Sequence[RunConfig], root: str, retry_fa
         if isinstance(msg, dict) and msg.get("root") == root and not msg.get("skipped"):
             count(msg["run_id"], msg["status"])
 
-    client.subscribe_topic(TOPIC, on_event)
+    try:
+        client.subscribe_topic(TOPIC, on_event)
+        subscribed = True
+    except Exception:  # an old or asynchronous client: progress at the end of each task
+        subscribed = False
     meter.start()
     token = uuid.uuid4().hex[:8]
     futures = [client.submit(run_batch, batch, root, retry_failed, key=f"batsim-py-campaign-"
@@ -181,10 +185,15 @@ def _submit_and_wait(client: Any, todo: Sequence[RunConfig], root: str, retry_fa
                 if not record.get("skipped"):
                     count(record["run_id"], record["status"])
     finally:
-        try:
-            client.unsubscribe_topic(TOPIC)
-        except Exception:
-            pass
-        for f in futures:
-            f.cancel()
+        if subscribed:
+            try:
+                client.unsubscribe_topic(TOPIC)
+            except Exception:
+                pass
+        pending = [f for f in futures if not f.done()]
+        if pending:  # (interrupted: one call for all, not one round trip each)
+            try:
+                client.cancel(pending)
+            except Exception:
+                pass
     return errors

@@ -232,5 +232,10 @@ def test_one_or_four_workers_give_the_same_table_and_outputs(tmp_path: Path) -> 
                    for r in tables[n]["run_id"]} for n in (1, 4)}
     assert len(workers[1]) == 1 and len(workers[4]) > 1  # (really spread)
     for run_id in tables[1]["run_id"]:
-        assert output_files(tmp_path / "w1" / "runs" / run_id / "out") == output_files(
-            tmp_path / "w4" / "runs" / run_id / "out")
+        four = output_files(tmp_path / "w4" / "runs" / run_id / "out")
+        assert output_files(tmp_path / "w1" / "runs" / run_id / "out") == four
+        # and each equals the same run alone on the command line
+        alone = tmp_path / "alone" / run_id
+        done = alone_on_command_line(tmp_path / "w4" / "runs" / run_id, alone)
+        assert done.returncode == 0, done.stderr
+        assert output_files(alone) == four
