@@ -103,3 +103,12 @@ def test_example_campaign_file_loads() -> None:
     spec = load_spec(PROJECT / "examples" / "campaign.yaml")
     assert spec.name == "example"
     assert len(spec.runs) == 9
+
+
+def test_a_missing_library_says_what_to_install() -> None:
+    from batsim_py.campaign.deps import need
+    from batsim_py.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"campaigns need no_such_module_xyz \(it reads\), "
+                       r"which is not installed: pip install 'batsim-py-sim\[campaign\]'"):
+        need("no_such_module_xyz", "it reads")
