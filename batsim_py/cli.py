@@ -181,6 +181,7 @@ SUBCOMMANDS = {
     "swf2json": "batsim_py.tools.swf2json",  # Standard Workload Format -> Batsim JSON
     "report": "batsim_py.analysis.report",  # HTML page of metrics and plots of runs
     "stats": "batsim_py.analysis.stats",  # metrics of runs in the terminal
+    "campaign": "batsim_py.campaign.cli",  # many runs on Dask, resumable (docs/campaigns.md)
     "cigri": "batsim_py.grid.cli",  # a grid of OAR clusters harvested by CiGri (docs/cigri.md)
 }
 
@@ -194,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         "'batsim-py swf2json TRACE.swf OUT.json' converts an SWF trace; "
         "'batsim-py report PREFIX [PREFIX ...]' writes an HTML page of metrics and plots; "
         "'batsim-py stats PREFIX' prints the metrics; "
+        "'batsim-py campaign FILE -o DIR' runs a campaign of simulations on Dask; "
         "'batsim-py cigri GRID.json' simulates a grid of OAR clusters harvested by CiGri.",
         allow_abbrev=False,
     )
@@ -447,11 +449,10 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
     if flux:
         _edc_choice(args)  # (refuses an EDC option beside --protocol flux)
-        from batsim_py.decision.flux_peer import attach_setup, from_cli_args
+        from batsim_py.decision.flux_peer import from_cli_args
 
         decision = from_cli_args(args, _timeout(args, "scheduler_timeout"),
                                  _timeout(args, "scheduler_connect_timeout"))
-        setup = attach_setup(decision, setup)
     else:
         decision = make_decision_process(args)  # last: it may start a scheduler process
     sim = run_simulation(spec, decision, setup, report)
@@ -601,7 +602,9 @@ def _edc_peer(args: argparse.Namespace, kind: str, target: str, init: bytes) -> 
         init_data=init, strict_fields=not args.edc_allow_unknown_fields,
         lift_restrictions=args.lift_v5_restrictions, arguments=list(sys.argv),
         context={"export_prefix": args.export, "edc": target, "edc_kind": kind,
-                 "lift_v5_restrictions": args.lift_v5_restrictions})
+                 "lift_v5_restrictions": args.lift_v5_restrictions},
+        log_level=logging.INFO if "quiet" != args.verbosity != "debug" and not args.quiet
+        and (kind == "socket" or args.verbosity == "network-only") else logging.DEBUG)
     transport: Any
     if kind == "socket":
         transport = ProcessEdc(target, _timeout(args, "scheduler_timeout"),

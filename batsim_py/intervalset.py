@@ -46,6 +46,12 @@ def format(ids: Iterable[int]) -> str:  # noqa: A001 - mirrors parse()
     """Canonical text of a set of ids: `0-3 7`."""
     if isinstance(ids, range) and ids.step == 1 and len(ids):  # a contiguous allocation
         return str(ids.start) if len(ids) == 1 else f"{ids.start}-{ids.stop - 1}"
+    return " ".join(ranges(ids))
+
+
+def ranges(ids: Iterable[int]) -> list[str]:
+    """The sorted, merged runs of `ids` as `a-b` (or `a`) texts: the body of Batsim's interval
+    sets and of Flux's RFC 22 idsets, which differ only in their separator."""
     parts: list[str] = []
     start = prev = None
     for i in sorted(set(ids)):
@@ -57,4 +63,4 @@ def format(ids: Iterable[int]) -> str:  # noqa: A001 - mirrors parse()
         start = prev = i
     if start is not None:
         parts.append(str(start) if start == prev else f"{start}-{prev}")
-    return " ".join(parts)
+    return parts

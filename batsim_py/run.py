@@ -76,14 +76,17 @@ def _check_needs(decision: DecisionProcess, options: Options) -> None:
 
 def _bind_simulation(decision: DecisionProcess, sim: Simulation) -> None:
     """A peer that needs the simulation before it runs (a batprotocol EDC: its handshake and
-    SimulationBegins need the platform) gets it through `bind_simulation(sim)`."""
+    SimulationBegins need the platform; the Flux job manager: the hosts' core counts) gets it
+    through `bind_simulation(sim)`, also under wrappers (`inner`; `scheduler` of InProcess)."""
     peer: object = decision
-    while peer is not None:
+    for _ in range(8):  # (wrappers nest a few deep; never follow a cycle)
+        if peer is None:
+            return
         bind = getattr(peer, "bind_simulation", None)
         if bind is not None:
             bind(sim)
             return
-        peer = getattr(peer, "inner", None)
+        peer = getattr(peer, "inner", None) or getattr(peer, "scheduler", None)
 
 
 def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:

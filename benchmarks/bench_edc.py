@@ -5,6 +5,8 @@ each variant in a fresh process, variants alternated, median wall time per varia
 - `easy`: the in-process EASY scheduler (Batsim 4 protocol, no serialisation);
 - `edc-easy-json`: batsim_py.edcs.easy as an in-process Python EDC, JSON messages;
 - `edc-easy-binary`: the same EDC speaking binary flatbuffers;
+- `edc-easy-objects`: the same EDC exchanging Python dicts (batsim-py's flag 0x4: no
+  serialisation, the schema's checks kept);
 - `fcfs`: the in-process FCFS scheduler (Batsim 4 protocol);
 - `edc-c-fcfs`: examples/edc/fcfs_edc.c compiled with cc, a C library EDC (JSON);
 - `edc-py-fcfs`: batsim_py.edcs.fcfs, the same policy as a Python EDC (JSON).
@@ -29,9 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this tree's batsim_py, not an installed one
 CASES = {"f_10k": "f_10k_easy_cluster128_quiet", "f_50k": "f_50k_easy_cluster128_quiet"}
-VARIANTS = ["easy", "edc-easy-json", "edc-easy-binary", "fcfs", "edc-c-fcfs", "edc-py-fcfs"]
-BASELINE = {"edc-easy-json": "easy", "edc-easy-binary": "easy", "edc-c-fcfs": "fcfs",
-            "edc-py-fcfs": "fcfs"}
+VARIANTS = ["easy", "edc-easy-json", "edc-easy-binary", "edc-easy-objects", "fcfs",
+            "edc-c-fcfs", "edc-py-fcfs"]
+BASELINE = {"edc-easy-json": "easy", "edc-easy-binary": "easy", "edc-easy-objects": "easy",
+            "edc-c-fcfs": "fcfs", "edc-py-fcfs": "fcfs"}
 
 
 def reference() -> Path:
@@ -55,7 +58,8 @@ def one_run(variant: str, platform: str, workload: str, library: str) -> dict:
         decision = EdcPeer(LibraryEdc(library), EdcSettings(init_data=b"{}"))
     else:
         module = "batsim_py.edcs.easy" if "easy" in variant else "batsim_py.edcs.fcfs"
-        init = b'{"format_binary": true}' if variant.endswith("binary") else b"{}"
+        init = (b'{"format_binary": true}' if variant.endswith("binary") else
+                b'{"format_objects": true}' if variant.endswith("objects") else b"{}")
         decision = EdcPeer(PythonEdc(module), EdcSettings(init_data=init))
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()

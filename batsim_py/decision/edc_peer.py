@@ -37,10 +37,14 @@ from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import NotSupportedError, ProtocolError, SchedulerError
 from batsim_py.protocol.batprotocol.json_text import format_double
 
-log = logging.getLogger("batsim_py.network")
+log = logging.getLogger("batsim_py.network")  # the messages, as Batsim's `network` category
+info = logging.getLogger(__name__)
 
 FORMAT_BINARY = 0x1
 FORMAT_JSON = 0x2
+# batsim-py's extension for Python EDCs in its own process: messages are the dicts of the JSON
+# form, handed over without serialising (checked against the schema all the same)
+FORMAT_OBJECTS = 0x4
 BATPROTOCOL_VERSION = "0.1.0"  # the schema batsim-py speaks: the seed's (seed-systems §2.0)
 BATSIM_VERSION = "batsim-py-0.1.0 (batprotocol, Batsim 5.0.0-rc2 semantics)"
 
@@ -69,6 +73,9 @@ class EdcSettings:
     lift_restrictions: bool = False  # --lift-v5-restrictions
     arguments: Sequence[str] = ()  # the command line, forwarded in SimulationBegins
     context: dict[str, Any] = field(default_factory=dict)  # execution context (JSON)
+    # level of the message log (logger batsim_py.network): as Batsim 4's, INFO for a process
+    # (or with -v network-only), DEBUG for an EDC in batsim-py's process
+    log_level: int = logging.DEBUG
 
 
 @dataclass(slots=True)
@@ -110,6 +117,8 @@ class EdcPeer(DecisionProcess):
         self._ignored: list[str] = []
         self._event_ids: dict[int, str] = {}
         self._job_profiles: dict[str, tuple[str, str]] = {}  # forward_profiles_on_jobs_killed
+        self._stop_at: float | None = None  # ForceSimulationStopEvent's date
+        self._ended = False  # SimulationEndsEvent was sent
         self._closed = False
 
     # ------------------------------------------------------------------ set-up
@@ -140,7 +149,15 @@ class EdcPeer(DecisionProcess):
         if not isinstance(flags, int) or flags < 0:
             raise ProtocolError(f"the EDC ({self.transport.description}) returned invalid "
                                 f"format flags {flags!r}")
-        self.fmt = FORMAT_JSON if flags & FORMAT_JSON else FORMAT_BINARY
+        if flags & FORMAT_OBJECTS:
+            if not getattr(self.transport, "accepts_objects", False):
+                raise ProtocolError(
+                    f"the EDC ({self.transport.description}) asked for Python objects (format "
+                    "flag 0x4), which only Python EDCs run in batsim-py's process can exchange")
+            self.fmt = FORMAT_OBJECTS
+            self.transport.objects = True
+        else:
+            self.fmt = FORMAT_JSON if flags & FORMAT_JSON else FORMAT_BINARY
         self._codec = _codec(self.fmt, self.settings.strict_fields, self._ignored)
         msg = self._decode(hello, "the EDC's hello")
         events = msg["events"]
@@ -151,16 +168,17 @@ class EdcPeer(DecisionProcess):
                 f"one EDCHelloEvent (got: {kinds}); an EDC's first reply holds its hello only")
         self.hello = events[0]["event"]
         self.features = dict(self.hello["requested_simulation_features"])
-        log.info("EDC '%s' %s (batprotocol %s) speaks %s",
+        info.info("EDC '%s' %s (batprotocol %s) speaks %s",
                  self.hello["decision_component_name"], self.hello["decision_component_version"],
                  self.hello["batprotocol_version"],
-                 "JSON" if self.fmt == FORMAT_JSON else "binary flatbuffers")
+                 {FORMAT_JSON: "JSON", FORMAT_BINARY: "binary flatbuffers"}.get(
+                     self.fmt, "Python objects"))
 
     def _decode(self, data: bytes, what: str) -> dict[str, Any]:
         before = len(self._ignored)
         msg = self._codec.decode(data, what)
         if len(self._ignored) > before:
-            log.warning("%s: unknown fields ignored: %s", what,
+            info.warning("%s: unknown fields ignored: %s", what,
                         ", ".join(self._ignored[before:]))
         return msg
 
@@ -177,26 +195,44 @@ class EdcPeer(DecisionProcess):
                 out.append(item)
             if type(e) is ev.SimulationEnds:
                 ending = True
+                self._ended = True
         rearm, self._rearm = self._rearm, []
         if not out:  # only swallowed events (a stopped periodic call): nothing to tell
             return d.Reply(now, tuple(replace(x, timestamp=now) for x in rearm))
         message = {"now": now, "events": out}
         data = self._codec.encode(message)
         self.nb_exchanges += 1
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("Sending '%s'", _shown(data))
+        level = self.settings.log_level
+        if log.isEnabledFor(level):
+            log.log(level, "Sending '%s'", _shown(data))
         raw = self.transport.take_decisions(data, ending)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("Received '%s'", _shown(raw))
+        if log.isEnabledFor(level):
+            log.log(level, "Received '%s'", _shown(raw))
         reply = self._decode(raw, f"the EDC's reply to message {self.nb_exchanges}")
         decisions = [replace(x, timestamp=now) for x in rearm]
         decisions.extend(self._decisions(reply, now))
         return d.Reply(_snap(reply["now"], now), tuple(decisions))
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._stop_at is not None and not self._ended:
+                self._tell_end()
+        finally:
             self.transport.close()
+
+    def _tell_end(self) -> None:
+        """After ForceSimulationStopEvent: the EDC still gets SimulationEndsEvent, as from
+        Batsim 5, and must answer it (its decisions are ignored: the simulation is over)."""
+        now = self.sim.engine.now if self.sim is not None else 0.0
+        data = self._codec.encode({"now": now, "events": [
+            _wrap(now, "SimulationEndsEvent", {})]})
+        self.nb_exchanges += 1
+        self._ended = True
+        self._decode(self.transport.take_decisions(data, True),
+                     f"the EDC's reply to message {self.nb_exchanges} (SimulationEndsEvent)")
 
     # ------------------------------------------------------------------ events -> wire
     def _event(self, e: Any) -> dict[str, Any] | None:
@@ -537,7 +573,7 @@ class EdcPeer(DecisionProcess):
     def _stop_probe(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         probe = self._probes.pop(e["probe_id"], None)
         if probe is None:
-            log.warning("%s: no live probe '%s' to stop (ignored)", at, e["probe_id"])
+            info.warning("%s: no live probe '%s' to stop (ignored)", at, e["probe_id"])
             return
         probe.periodic.stopped = True
 
@@ -576,7 +612,7 @@ class EdcPeer(DecisionProcess):
     def _stop_call(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         entity = self._periodic.pop(e["call_me_later_id"], None)
         if entity is None:
-            log.warning("%s: no live periodic call '%s' to stop (ignored, as Batsim 5 does)",
+            info.warning("%s: no live periodic call '%s' to stop (ignored, as Batsim 5 does)",
                         at, e["call_me_later_id"])
             return
         entity.stopped = True
@@ -623,6 +659,14 @@ class EdcPeer(DecisionProcess):
             desc["extra_data"] = job["extra_data"]
         out.append(d.RegisterJob(t, job_id, desc))
 
+    def _force_stop(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
+        """ForceSimulationStopEvent: the simulation stops at once (what ran so far is kept
+        and written; jobs still running or waiting have no row), then the EDC is told
+        SimulationEndsEvent (in `close`)."""
+        if self._stop_at is None:
+            self._stop_at = t
+            self.sim.env.stop()
+
     def _hello_again(self, e: dict[str, Any], t: float, at: str, out: list[d.Decision]) -> None:
         raise SchedulerError(f"{at}: the EDC said hello a second time (Batsim 5 aborts)")
 
@@ -662,7 +706,9 @@ def _profile_and_id(workload: str, profile: Any) -> dict[str, Any]:
     return {"id": f"{workload}!{profile.name}", "profile_type": member, "profile": body}
 
 
-def _shown(data: bytes) -> str:
+def _shown(data: Any) -> str:
+    if isinstance(data, dict):
+        return json.dumps(data, separators=(",", ":"))
     if data[:1] == b"{":
         return data.rstrip(b"\0").decode("utf-8", errors="replace")
     return f"<{len(data)} bytes of binary flatbuffers>"
@@ -701,6 +747,7 @@ _HANDLERS: dict[str, Any] = {
     "EDCHelloEvent": EdcPeer._hello_again,
     "CreateProbeEvent": EdcPeer._create_probe,
     "RegisterJobEvent": EdcPeer._register_job,
+    "ForceSimulationStopEvent": EdcPeer._force_stop,
     "RegisterProfileEvent": EdcPeer._register_profile,
     "StopProbeEvent": EdcPeer._stop_probe,
 }
@@ -709,7 +756,6 @@ _UNSUPPORTED = {
                          "it), nor by batsim-py",
     "ResetProbeEvent": "ResetProbeEvent is not implemented by Batsim 5.0 (it aborts on it), "
                        "nor by batsim-py",
-    "ForceSimulationStopEvent": "ForceSimulationStopEvent is not implemented by batsim-py yet",
 }
 
 
@@ -728,7 +774,29 @@ class _JsonCodec:
         return self._json.decode_message(data, self.strict, self.ignored, what)
 
 
+class _ObjectCodec:
+    """Python objects (FORMAT_OBJECTS): no serialisation, the schema's checks all the same."""
+
+    def __init__(self, strict: bool, ignored: list[str]) -> None:
+        from batsim_py.protocol.batprotocol.json_text import Checker
+        from batsim_py.protocol.batprotocol.schema import load_schema
+
+        self.schema = load_schema()
+        self.checker = Checker(self.schema, strict, ignored)
+
+    def encode(self, msg: dict[str, Any]) -> dict[str, Any]:
+        return msg
+
+    def decode(self, data: Any, what: str) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise ProtocolError(f"{what}: an EDC speaking Python objects answers a dict, not "
+                                f"{type(data).__name__}")
+        return self.checker.table(self.schema.root, data, what)
+
+
 def _codec(fmt: int, strict: bool, ignored: list[str]) -> Any:
+    if fmt == FORMAT_OBJECTS:
+        return _ObjectCodec(strict, ignored)
     if fmt == FORMAT_JSON:
         return _JsonCodec(strict, ignored)
     from batsim_py.protocol.batprotocol.binary import BinaryCodec

@@ -18,7 +18,8 @@ dlmopen (`--edc-library-load-method dlmopen`), through libc's own dlmopen/dlsym.
 `PythonEdc`: a Python module with the same three functions, called in-process, no socket:
 `batsim_edc_init(init_data: bytes) -> (flags, hello)`, `batsim_edc_take_decisions(message:
 bytes) -> bytes` and `batsim_edc_deinit()`. Each run loads the module afresh, so module-level
-state starts clean.
+state starts clean. With the flag 0x4 (batsim-py's extension) the messages are the dicts of
+the JSON form, not serialised at all.
 """
 
 from __future__ import annotations
@@ -202,6 +203,8 @@ class PythonEdc:
         self.module = load_edc_module(ref)
         self._initialised = False
         self._closed = False
+        self.accepts_objects = True  # it may ask for Python objects (flag 0x4)
+        self.objects = False  # set by the peer when it did
 
     def init(self, init_data: bytes) -> tuple[int, bytes]:
         result = _call(self, "batsim_edc_init", init_data)
@@ -210,10 +213,13 @@ class PythonEdc:
             raise UserCodeError(f"{self.description}: batsim_edc_init must return (flags, "
                                 f"hello message), not {type(result).__name__}")
         flags, hello = result
+        if isinstance(hello, dict):  # Python objects: the peer checks them
+            return int(flags), hello  # type: ignore[return-value]
         return int(flags), _as_bytes(self, hello)
 
-    def take_decisions(self, data: bytes, ending: bool) -> bytes:
-        return _as_bytes(self, _call(self, "batsim_edc_take_decisions", data))
+    def take_decisions(self, data: Any, ending: bool) -> Any:
+        reply = _call(self, "batsim_edc_take_decisions", data)
+        return reply if self.objects else _as_bytes(self, reply)
 
     def close(self) -> None:
         if self._initialised and not self._closed:

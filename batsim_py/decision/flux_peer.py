@@ -28,7 +28,7 @@ import csv
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -133,7 +133,7 @@ class FluxPeer(DecisionProcess):
         self._prioritized: list[list[int]] = []  # sched.prioritize entries of this instant
 
     # ------------------------------------------------------------------ setup
-    def attach(self, sim: Any) -> None:
+    def bind_simulation(self, sim: Any) -> None:
         """Learn the compute hosts (names, core counts) of the simulation about to run."""
         self.set_hosts([(m.host.name, m.host.cores) for m in sim.machines.compute])
 
@@ -841,15 +841,26 @@ class LocalTransport:
         pass
 
 
-def attach_setup(peer: FluxPeer, then: Callable[[Any], None] | None) -> Callable[[Any], None]:
-    """A `run_simulation` setup that shows the peer the simulation first."""
+def flux_scheduler(scheduler: Any, *, granularity: str = "node", epoch: float = 0.0,
+                   tolerant: bool = False, export_prefix: str | None = None,
+                   eventlog: bool = False, options: dict[str, Any] | None = None) -> FluxPeer:
+    """A Flux job manager for the Python API (`batsim_py.Simulator(..., scheduler=...)`):
+    `scheduler` is a shipped client name (`"fifo"`, `"easy"`), `"MODULE:CLASS"`, a
+    `flux_client.Scheduler` instance, or an endpoint (`"tcp://..."`) where a Flux scheduler
+    listens. `export_prefix`: where `PREFIX_flux_jobs.csv` goes (None: not written). With
+    `granularity="core"`, give the Simulator `allow_compute_sharing=True`."""
+    if isinstance(scheduler, str) and scheduler.startswith(("tcp://", "ipc://")):
+        from batsim_py.decision.zmq_peer import ZmqPeer
 
-    def setup(sim: Any) -> None:
-        peer.attach(sim)
-        if then is not None:
-            then(sim)
+        transport: Any = ZmqPeer(scheduler)
+    elif isinstance(scheduler, str):
+        from batsim_py.flux_client.scheduler import load_scheduler
 
-    return setup
+        transport = LocalTransport(load_scheduler(scheduler, options))
+    else:
+        transport = LocalTransport(scheduler)
+    return FluxPeer(transport, granularity=granularity, epoch=epoch, tolerant=tolerant,
+                    export_prefix=export_prefix, eventlog=eventlog, log_messages=False)
 
 
 def from_cli_args(args: Any, reply_timeout: float | None,

@@ -6,7 +6,8 @@ the earliest time enough hosts are released by running jobs (their start plus wa
 (by their walltime) or use only hosts the head will not need ("extra" hosts). Jobs without
 walltime never end for the reservation's arithmetic. Hosts are taken lowest id first; a job
 asking for more hosts than the platform has is rejected. Init data (JSON, optional):
-`{"format_binary": true}` speaks binary flatbuffers instead of JSON.
+`{"format_binary": true}` speaks binary flatbuffers instead of JSON, `{"format_objects": true}`
+hands Python dicts over without serialising (in batsim-py's process only).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ _state: dict[str, Any] = {}
 
 def batsim_edc_init(init_data: bytes) -> tuple[int, bytes]:
     options = kit.init_options(init_data)
-    codec = kit.Codec(binary=bool(options.get("format_binary", False)))
+    codec = kit.Codec(binary=bool(options.get("format_binary", False)),
+                      objects=bool(options.get("format_objects", False)))
     _state.clear()
     _state.update(codec=codec, queue=[], free=[], nb_hosts=0, running={})
     return codec.flags, codec.encode(kit.hello("batsim-py-easy", "0.1.0"))

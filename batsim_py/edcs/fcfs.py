@@ -3,7 +3,8 @@
 Jobs run in submission order, each on the lowest-numbered free hosts; the queue's head waits
 until enough hosts are free (no backfilling); a job asking for more hosts than the platform
 has is rejected. Init data (JSON, optional): `{"format_binary": true}` speaks binary
-flatbuffers instead of JSON.
+flatbuffers instead of JSON, `{"format_objects": true}` hands Python dicts over without
+serialising (in batsim-py's process only).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ _state: dict[str, Any] = {}
 
 def batsim_edc_init(init_data: bytes) -> tuple[int, bytes]:
     options = kit.init_options(init_data)
-    codec = kit.Codec(binary=bool(options.get("format_binary", False)))
+    codec = kit.Codec(binary=bool(options.get("format_binary", False)),
+                      objects=bool(options.get("format_objects", False)))
     _state.clear()
     _state.update(codec=codec, queue=deque(), free=[], nb_hosts=0, running={})
     return codec.flags, codec.encode(kit.hello("batsim-py-fcfs", "0.1.0"))

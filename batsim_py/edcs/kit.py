@@ -12,6 +12,7 @@ from typing import Any
 
 FORMAT_BINARY = 0x1
 FORMAT_JSON = 0x2
+FORMAT_OBJECTS = 0x4  # batsim-py only: dicts, no serialisation (in batsim-py's process)
 
 
 def init_options(init_data: bytes) -> dict[str, Any]:
@@ -26,22 +27,28 @@ def init_options(init_data: bytes) -> dict[str, Any]:
 
 
 class Codec:
-    """Messages to and from bytes in one format (JSON unless `binary`)."""
+    """Messages to and from bytes in one format (JSON unless `binary`; `objects`: the dicts
+    themselves, for an EDC run in batsim-py's process)."""
 
-    def __init__(self, binary: bool = False) -> None:
+    def __init__(self, binary: bool = False, objects: bool = False) -> None:
         self.binary = binary
-        self.flags = FORMAT_BINARY if binary else FORMAT_JSON
+        self.objects = objects
+        self.flags = FORMAT_OBJECTS if objects else FORMAT_BINARY if binary else FORMAT_JSON
         if binary:
             from batsim_py.protocol.batprotocol.binary import BinaryCodec
 
             self._bin = BinaryCodec()
 
-    def decode(self, data: bytes) -> dict[str, Any]:
+    def decode(self, data: Any) -> dict[str, Any]:
+        if self.objects:
+            return data
         if self.binary:
             return self._bin.decode(bytes(data), "Batsim's message")
         return json.loads(bytes(data).rstrip(b"\0"))
 
-    def encode(self, message: dict[str, Any]) -> bytes:
+    def encode(self, message: dict[str, Any]) -> Any:
+        if self.objects:
+            return message
         if self.binary:
             return self._bin.encode(message)
         return json.dumps(message, separators=(",", ":")).encode("utf-8")

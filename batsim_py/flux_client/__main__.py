@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from batsim_py.errors import BatsimPyError
 from batsim_py.flux_client.scheduler import load_scheduler
 
 
@@ -35,11 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.queue_depth is not None:
         depth = args.queue_depth
         options["queue_depth"] = depth if depth == "unlimited" else int(depth)
-    scheduler = load_scheduler(args.policy, options)
     try:
+        scheduler = load_scheduler(args.policy, options)
         scheduler.run(args.socket_endpoint, args.idle_timeout)
-    except TimeoutError as exc:
-        print(f"flux_client: {exc}", file=sys.stderr)
+    except (TimeoutError, BatsimPyError, TypeError) as exc:  # (TypeError: bad options)
+        print(f"flux_client: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

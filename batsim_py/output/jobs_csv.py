@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import TextIO
@@ -67,18 +67,20 @@ class JobTimes:
     slowdown: np.ndarray
 
 
-def _column(values: list[float]) -> np.ndarray:
-    # Through float64: numpy converts Python floats to long double one slow call at a time.
-    return np.array(values, dtype=np.float64).astype(LD)
+def _column(values: Iterable[float], count: int) -> np.ndarray:
+    # Through float64: numpy converts Python floats to long double one slow call at a time;
+    # `fromiter` fills the array without a list of a million floats first.
+    return np.fromiter(values, dtype=np.float64, count=count).astype(LD)
 
 
 def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, np.ndarray, np.ndarray]:
     """Batsim's long double job metrics, with the runtime and finish columns (non-rejected
     rows, in row order)."""
     ran = [r for r in records if r.final_state != "REJECTED"]
-    start = _column([r.starting_time for r in ran])
-    end = _column([r.end_time for r in ran])
-    sub = _column([r.job.subtime for r in ran])
+    n = len(ran)
+    start = _column((r.starting_time for r in ran), n)
+    end = _column((r.end_time for r in ran), n)
+    sub = _column((r.job.subtime for r in ran), n)
     runtime = end - start
     runtime[runtime == 0] = NO_RUNTIME
     finish = start + runtime

@@ -136,7 +136,9 @@ class PajeTrace:
         unavailable one writes nothing); one still shared shows its first remaining job."""
         if unavailable:
             self._unavailable[len(self.times)] = frozenset(unavailable)
-        self._record(now, _END, self._ordinal[job_id])
+        # The job's ordinal is not needed any more: the running jobs' only (a million-job run
+        # would otherwise keep a million entries).
+        self._record(now, _END, self._ordinal.pop(job_id))
 
     def job_killed(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Walltime reached or parallel task cancelled: the kill events (add_job_kill)."""

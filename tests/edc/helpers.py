@@ -27,6 +27,18 @@ class Recording:
         self.sent: list[bytes] = []
         self.received: list[bytes] = []
 
+    @property
+    def accepts_objects(self) -> bool:
+        return getattr(self.inner, "accepts_objects", False)
+
+    @property
+    def objects(self) -> bool:
+        return getattr(self.inner, "objects", False)
+
+    @objects.setter
+    def objects(self, value: bool) -> None:
+        self.inner.objects = value
+
     def init(self, init_data: bytes) -> tuple[int, bytes]:
         flags, hello = self.inner.init(init_data)
         self.received.append(hello)

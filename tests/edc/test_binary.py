@@ -63,16 +63,39 @@ def test_garbage_is_a_protocol_error():
 
 
 @pytest.mark.parametrize("edc", ["batsim_py.edcs.easy", "batsim_py.edcs.fcfs"])
-def test_binary_and_json_edcs_give_identical_outputs(tmp_path, edc):
-    for fmt, init in (("json", b"{}"), ("binary", b'{"format_binary": true}')):
+def test_binary_json_and_object_edcs_give_identical_outputs(tmp_path, edc):
+    formats = (("json", b"{}"), ("binary", b'{"format_binary": true}'),
+               ("objects", b'{"format_objects": true}'))
+    for fmt, init in formats:
         recording = Recording(python_edc(edc))
         run_edc(recording, tmp_path / fmt, workload="workloads/mixed_small.json", init=init)
-        assert recording.sent[0].startswith(b"{") == (fmt == "json")
-    for name in ("jobs.csv", "machine_states.csv"):
-        assert (tmp_path / f"json_{name}").read_text() == (tmp_path / f"binary_{name}").read_text()
-    schedule = [(tmp_path / f"{fmt}_schedule.csv").read_text().splitlines()
-                for fmt in ("json", "binary")]
-    header = schedule[0][0].split(",")
-    wall = {header.index(c) for c in header if c in ("simulation_time", "scheduling_time")}
-    rows = [[v for i, v in enumerate(s[1].split(",")) if i not in wall] for s in schedule]
-    assert rows[0] == rows[1]
+        first = recording.sent[0]
+        kind = "objects" if isinstance(first, dict) else \
+            "json" if first.startswith(b"{") else "binary"
+        assert kind == fmt
+    for fmt, _ in formats[1:]:
+        for name in ("jobs.csv", "machine_states.csv"):
+            assert (tmp_path / f"json_{name}").read_text() == \
+                (tmp_path / f"{fmt}_{name}").read_text(), (fmt, name)
+        schedule = [(tmp_path / f"{f}_schedule.csv").read_text().splitlines()
+                    for f in ("json", fmt)]
+        header = schedule[0][0].split(",")
+        wall = {header.index(c) for c in header if c in ("simulation_time", "scheduling_time")}
+        rows = [[v for i, v in enumerate(s[1].split(",")) if i not in wall] for s in schedule]
+        assert rows[0] == rows[1], fmt
+
+
+def test_only_in_process_python_edcs_may_exchange_objects(tmp_path):
+    from batsim_py.errors import ProtocolError
+
+    class Library:
+        description = "a library"
+
+        def init(self, data):
+            return 0x4, b"{}"
+
+        def close(self):
+            pass
+
+    with pytest.raises(ProtocolError, match="only Python EDCs run in batsim-py's process"):
+        run_edc(Library(), tmp_path / "out")

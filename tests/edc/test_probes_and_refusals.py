@@ -8,7 +8,7 @@ import pytest
 
 from batsim_py.errors import NotSupportedError, SchedulerError, WorkloadError
 from edc.examples import EXAMPLES
-from edc.helpers import Recording, python_edc, run_edc
+from edc.helpers import PROJECT, Recording, python_edc, run_edc
 
 
 def _probe(aggregation="NoResourcesAggregation", metrics="Power", trigger="Periodic",
@@ -72,8 +72,6 @@ def test_stopped_probe_emits_nothing_more(tmp_path):
     ([_probe(trigger="OneShot")], NotSupportedError, "non-periodic probes"),
     ([_probe(reset="ProbeAccumulationReset")], NotSupportedError, "NoReset"),
     ([_probe(aggregation="QuantileFunction")], NotSupportedError, "QuantileFunction"),
-    ([{"event_type": "ForceSimulationStopEvent", "event": {}}], NotSupportedError,
-     "ForceSimulationStopEvent"),
 ])
 def test_unsupported_events_are_refused_clearly(tmp_path, first, error, message):
     with pytest.raises(error, match=message):
@@ -117,3 +115,21 @@ def test_batsim5_profile_names_give_the_batsim4_outputs(tmp_path):
         path.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
         run_edc(python_edc("batsim_py.edcs.fcfs"), tmp_path / name, workload=str(path))
     assert (tmp_path / "v4_jobs.csv").read_text() == (tmp_path / "v5_jobs.csv").read_text()
+
+
+def test_force_simulation_stop(tmp_path):
+    """Stopped at t=100: the jobs submitted (and rejected) before are in jobs.csv, the later
+    ones are not; the EDC is told SimulationEndsEvent last."""
+    recording = Recording(python_edc("scripted"))
+    first = [{"event_type": "CallMeLaterEvent", "event": {
+        "call_me_later_id": "stop", "when_type": "OneShot",
+        "when": {"time": 100, "time_unit": "Second"}}}]
+    sim = run_edc(recording, tmp_path / "out", init=json.dumps(
+        {"first": first, "stop_on_call": True}).encode())
+    assert sim.stopped and 100.0 <= sim.engine.now < 100.01
+    workload = json.loads((PROJECT / "workloads/delays_small.json").read_text())
+    subtimes = [j["subtime"] for j in workload["jobs"]]
+    rows = (tmp_path / "out_jobs.csv").read_text().splitlines()[1:]
+    assert len(rows) == sum(1 for t in subtimes if t < 100) < len(subtimes)
+    last = json.loads(recording.sent[-1].rstrip(b"\0"))
+    assert [e["event_type"] for e in last["events"]] == ["SimulationEndsEvent"]

@@ -53,12 +53,41 @@ def test_t2300_in_process(tmp_path, policy):
     _check(*_t2300(tmp_path, "--flux-scheduler", policy))
 
 
-def test_t2300_shipped_client_as_a_process(tmp_path):
+@pytest.mark.parametrize("policy", ["fifo", "easy"])
+def test_t2300_shipped_client_as_a_process(tmp_path, policy):
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     endpoint = f"tcp://127.0.0.1:{port}"
-    command = f"{sys.executable} -m batsim_py.flux_client fifo -s {endpoint}"
+    command = f"{sys.executable} -m batsim_py.flux_client {policy} -s {endpoint}"
     _check(*_t2300(tmp_path, "-s", endpoint, "--scheduler-command", command))
+
+
+def test_t2300_through_the_python_api(tmp_path):
+    import batsim_py
+    from batsim_py.decision.flux_peer import flux_scheduler
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples" / "flux"
+    prefix = str(tmp_path / "api")
+    sim = batsim_py.Simulator(
+        str(root / "two_by_two.xml"), [str(root / "t2300.json")],
+        scheduler=flux_scheduler("fifo", granularity="core", export_prefix=prefix),
+        events=[str(root / "t2300_events.jsonl")], allow_compute_sharing=True,
+        forward_unknown_events=True,
+        timing="ideal", export=prefix)
+    results = sim.run()
+    flux = {r["job_id"]: r for r in read_csv(tmp_path / "api_flux_jobs.csv")}
+    jobs = {r["job_id"]: r for r in read_csv(tmp_path / "api_jobs.csv")}
+    _check(flux, jobs)
+    assert len(results.jobs) == 6
+
+
+def test_client_process_errors_in_one_line():
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "batsim_py.flux_client", "nope.py:X", "-s",
+                           "ipc://unused.sock"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith("flux_client: error: ") and done.stderr.count("\n") == 1

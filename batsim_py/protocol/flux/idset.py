@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from batsim_py.intervalset import ranges
+
 MAX_IDS = 1_000_000  # far beyond any platform: a bigger set from the wire is refused unbuilt
 
 
@@ -38,18 +40,7 @@ def decode(text: str) -> tuple[int, ...]:
 
 def encode(ids: Iterable[int]) -> str:
     """Canonical RFC 22 text: sorted, merged ranges, comma-separated (`""` when empty)."""
-    parts: list[str] = []
-    start = prev = None
-    for i in sorted(set(ids)):
-        if prev is not None and i == prev + 1:
-            prev = i
-            continue
-        if start is not None:
-            parts.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = i
-    if start is not None:
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-    return ",".join(parts)
+    return ",".join(ranges(ids))
 
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")

@@ -1,5 +1,6 @@
 """Test EDC: sends the events its init data lists ({"first": [{"event_type", "event"}]}) in
-its first reply, rejects every job, answers everything else with nothing."""
+its first reply, rejects every job, answers everything else with nothing; with
+"stop_on_call": true, answers a requested call with ForceSimulationStopEvent."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ def batsim_edc_take_decisions(data):
     for item in msg["events"]:
         if item["event_type"] == "JobSubmittedEvent":
             out.append(kit.reject_job(now, item["event"]["job_id"]))
+        elif item["event_type"] == "RequestedCallEvent" and _s.get("stop_on_call"):
+            out.append(kit.event(now, "ForceSimulationStopEvent", {}))
     return _s["codec"].encode(kit.message(now, out))
 
 
