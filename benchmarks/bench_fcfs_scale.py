@@ -2,10 +2,11 @@
 
 Runs the in-process `fcfs` (or any `--scheduler`) on generated delay workloads for four sizes,
 (J, H), (2J, H), (J, 2H), (2J, 2H), each in a fresh process (clean peak memory), and prints the
-whole run's wall and CPU times, the scheduler's own CPU time (in its `exchange`), peak memory and
-the CPU ratios to (J, H) (CPU times, because wall times on a shared machine mislead). Near-linear growth means: about 2x for twice the jobs, about 1x for twice the
-hosts (job sizes do not grow with the platform: `--max-res`), about 2x for both. A full machine
-scan per attempt makes the scheduler's "2x hosts" ratio about 2x and "2x both" about 4x.
+whole run's wall and CPU times, the scheduler's own CPU time (in its `exchange`), peak memory
+and the CPU ratios to (J, H) (CPU times, because wall times on a shared machine mislead).
+Near-linear growth means: about 2x for twice the jobs, about 1x for twice the hosts (job sizes
+do not grow with the platform: `--max-res`), about 2x for both. A full machine scan per
+attempt makes the scheduler's "2x hosts" ratio about 2x and "2x both" about 4x.
 The default offered load (0.95) keeps the cluster busy, so the queue head often waits: that is
 where a full scan costs most (at load 0.7 the first fit is usually found early in the list).
 Platforms are flat clusters (platforms/cluster128.xml widened), workloads from the seeded
@@ -119,8 +120,9 @@ def main() -> int:
     print(f"{'jobs':>8} {'hosts':>6} {'wall s':>7} {'cpu s':>7} {'sched s':>8} {'peak MiB':>9} "
           f"{'cpu x':>6} {'sched x':>8}")
     for (jobs, hosts), r in zip(sizes, results, strict=True):
+        cpu_x, sched_x = r["cpu"] / base["cpu"], r["sched"] / base["sched"]
         print(f"{jobs:>8} {hosts:>6} {r['wall']:>7.1f} {r['cpu']:>7.1f} {r['sched']:>8.2f} "
-              f"{r['peak']:>9.0f} {r['cpu'] / base['cpu']:>6.2f} {r['sched'] / base['sched']:>8.2f}")
+              f"{r['peak']:>9.0f} {cpu_x:>6.2f} {sched_x:>8.2f}")
     from batsim_py.native import kernel_label
 
     print(kernel_label())
