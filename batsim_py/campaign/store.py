@@ -24,10 +24,11 @@ DIR must be on a file system every worker sees (NFS, Lustre, ...), see docs/camp
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from batsim_py.analysis.metrics import LABELS
@@ -49,15 +50,15 @@ def output_prefix(root: str, run_id: str) -> str:
     return os.path.join(run_folder(root, run_id), OUTPUT_STEM)
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write `text` to `path` all at once: a temporary file beside it, flushed, renamed."""
-    folder = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".campaign-", suffix=".tmp", dir=folder)
+@contextlib.contextmanager
+def _replacing(path: str) -> Iterator[str]:
+    """A temporary file beside `path` to write; renamed over `path` when the block ends,
+    removed if it raises: `path` is always either its old content or the whole new one."""
+    fd, tmp = tempfile.mkstemp(prefix=".campaign-", suffix=".tmp",
+                               dir=os.path.dirname(path) or ".")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -65,6 +66,14 @@ def write_atomic(path: str, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write `text` to `path` all at once: a temporary file beside it, flushed, renamed."""
+    with _replacing(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def read_marker(root: str, run_id: str) -> dict[str, Any] | None:
@@ -136,15 +145,6 @@ def write_table(root: str, frame: Any) -> list[str]:
     csv_path = os.path.join(root, "metrics.csv")
     write_atomic(csv_path, frame.to_csv(index=False))
     parquet_path = os.path.join(root, "metrics.parquet")
-    fd, tmp = tempfile.mkstemp(prefix=".campaign-", suffix=".tmp", dir=root)
-    os.close(fd)
-    try:
+    with _replacing(parquet_path) as tmp:
         frame.to_parquet(tmp, index=False, engine="pyarrow")
-        os.replace(tmp, parquet_path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
     return [parquet_path, csv_path]
