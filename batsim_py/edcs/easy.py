@@ -21,12 +21,8 @@ _state: dict[str, Any] = {}
 
 
 def batsim_edc_init(init_data: bytes) -> tuple[int, bytes]:
-    options = kit.init_options(init_data)
-    codec = kit.Codec(binary=bool(options.get("format_binary", False)),
-                      objects=bool(options.get("format_objects", False)))
-    _state.clear()
-    _state.update(codec=codec, queue=[], free=[], nb_hosts=0, running={})
-    return codec.flags, codec.encode(kit.hello("batsim-py-easy", "0.1.0"))
+    return kit.start(_state, init_data, "batsim-py-easy",
+                     queue=[], free=[], nb_hosts=0, running={})
 
 
 def batsim_edc_take_decisions(data: bytes) -> bytes:

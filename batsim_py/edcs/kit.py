@@ -54,6 +54,19 @@ class Codec:
         return json.dumps(message, separators=(",", ":")).encode("utf-8")
 
 
+def start(state: dict[str, Any], init_data: bytes, name: str, version: str = "0.1.0",
+          **fields: Any) -> tuple[int, Any]:
+    """What a shipped EDC's `batsim_edc_init` does: read the options, take the codec they ask
+    for (`format_binary`, `format_objects`), reset the EDC's `state` to `fields` and the codec,
+    and return the format flags and the hello message."""
+    options = init_options(init_data)
+    codec = Codec(binary=bool(options.get("format_binary", False)),
+                  objects=bool(options.get("format_objects", False)))
+    state.clear()
+    state.update(fields, codec=codec)
+    return codec.flags, codec.encode(hello(name, version))
+
+
 def message(now: float, events: list[dict[str, Any]]) -> dict[str, Any]:
     return {"now": now, "events": events}
 
