@@ -7,7 +7,6 @@ and reply is kept in `transcript` for the assertions.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -147,9 +146,6 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
-
-
-os.environ.setdefault("BATSIM_PY_PURE", "1")
 
 
 class NodeFifo:
