@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import reference
 from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,15 +32,6 @@ CASES = {
     "f_10k": "f_10k_easy_cluster128_quiet",
     "f_50k": "f_50k_easy_cluster128_quiet",
 }
-
-
-def reference() -> Path:
-    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
-    files written out on first use (tests/conformance/corpus.py)."""
-    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
-    from corpus import prepare
-
-    return prepare()
 
 
 def one_run(platform: str, workload: str, scheduler: str, timing: str = "batsim") -> dict:

@@ -28,20 +28,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import reference
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this tree's batsim_py, not an installed one
+
 CASES = {"f_10k": "f_10k_easy_cluster128_quiet", "f_50k": "f_50k_easy_cluster128_quiet"}
 VARIANTS = ["easy", "edc-easy-json", "edc-easy-binary", "edc-easy-objects", "fcfs",
             "edc-c-fcfs", "edc-py-fcfs"]
 BASELINE = {"edc-easy-json": "easy", "edc-easy-binary": "easy", "edc-easy-objects": "easy",
             "edc-c-fcfs": "fcfs", "edc-py-fcfs": "fcfs"}
-
-
-def reference() -> Path:
-    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
-    from corpus import prepare
-
-    return prepare()
 
 
 def one_run(variant: str, platform: str, workload: str, library: str) -> dict:

@@ -10,7 +10,6 @@ then weighs on all alike); the median wall time of the whole command is printed.
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
 import subprocess
 import sys
@@ -18,14 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the runs use this tree's batsim_py: say which kernel it has
 
 
 def _free_endpoint() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    return f"tcp://127.0.0.1:{free_port()}"
 
 
 def configs() -> dict[str, list[str]]:

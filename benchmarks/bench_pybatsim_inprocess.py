@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,26 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import free_port, reference
 from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = {"f_10k": "f_10k_easy_cluster128_quiet", "f_50k": "f_50k_easy_cluster128_quiet"}
 SCHEDULER = "easyBackfill"
-
-
-def reference() -> Path:
-    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
-    files written out on first use (tests/conformance/corpus.py)."""
-    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
-    from corpus import prepare
-
-    return prepare()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def inputs(case: str) -> tuple[list[str], Path]:

@@ -22,19 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import reference
 from yardstick import Yardstick  # benchmarks/yardstick.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = {"f_50k": "f_50k_easy_cluster128_quiet", "f_10k": "f_10k_easy_cluster128_quiet"}
-
-
-def reference() -> Path:
-    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
-    files written out on first use (tests/conformance/corpus.py)."""
-    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
-    from corpus import prepare
-
-    return prepare()
 
 
 def idle(env, sim):  # noqa: ANN001, ANN201 - the idle user process of run B

@@ -16,33 +16,18 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from common import free_port, reference
 from yardstick import Yardstick
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = {"f_10k": ("f_10k_easy_cluster128_quiet", 7.1), "f_50k": ("f_50k_easy_cluster128_quiet",
                                                                   37.2)}
-
-
-def reference() -> Path:
-    """The reference corpus shipped in tests/conformance/reference, its compressed (f_50k)
-    files written out on first use (tests/conformance/corpus.py)."""
-    sys.path.insert(0, str(ROOT / "tests" / "conformance"))
-    from corpus import prepare
-
-    return prepare()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def one_run(case: str) -> tuple[float, int]:
