@@ -182,6 +182,15 @@ class PajeTrace:
         defined = bytearray(len(self.job_ids))  # a job's state value is defined at first use
         nb_defined = 0
         ids, allocs = self.job_ids, self.allocs
+
+        def define(k: int) -> str:
+            """Job k's state value, defined at its first use; colours go in that order."""
+            nonlocal nb_defined
+            defined[k] = 1
+            color = colors[nb_defined % len(colors)]
+            nb_defined += 1
+            return f'{DEFINE_ENTITY_VALUE} j{ids[k]} machine_state "{ids[k]}" {color}\n'
+
         shown = [-1] * n  # the job each machine shows (-1: waiting)
         others: dict[int, list[int]] = {}  # jobs sharing a machine with the one it shows
         times, kinds, jobs = self.times, self.kinds, self.jobs
@@ -196,10 +205,7 @@ class PajeTrace:
                         if shown[m] < 0:
                             shown[m] = k
                             if not defined[k]:
-                                defined[k] = 1
-                                out.append(f'{DEFINE_ENTITY_VALUE} j{ids[k]} machine_state '
-                                           f'"{ids[k]}" {colors[nb_defined % len(colors)]}\n')
-                                nb_defined += 1
+                                out.append(define(k))
                             out.append(f"{prefix}{m}{line}")
                         else:  # compute sharing: the machine keeps showing its first job
                             others.setdefault(m, []).append(k)
@@ -219,10 +225,7 @@ class PajeTrace:
                         rest.remove(top)
                         shown[m] = top
                         if not defined[top]:
-                            defined[top] = 1
-                            out.append(f'{DEFINE_ENTITY_VALUE} j{ids[top]} machine_state '
-                                       f'"{ids[top]}" {colors[nb_defined % len(colors)]}\n')
-                            nb_defined += 1
+                            out.append(define(top))
                         out.append(f"{prefix}{m} j{ids[top]}\n")
                 else:
                     job = ids[k]
