@@ -103,11 +103,14 @@ def _split_child(args: list[str], prefix: str) -> None:
     spent = {"exchange": 0.0, "pybatsim": 0.0, "callbacks": 0.0, "messages": 0}
     exchange, read = PybatsimPeer.exchange, pybatsim.Batsim._read_bat_msg
 
+    messages = []  # (now, events, reply) of the run, replayed to pybatsim alone afterwards
+
     def timed_exchange(self, now, events):  # noqa: ANN001, ANN202
         t0 = clock()
         try:
             return exchange(self, now, events)
         finally:
+            messages.append((now, list(events), self.network.outbox))
             spent["exchange"] += clock() - t0
             spent["messages"] += 1
 
@@ -143,6 +146,36 @@ def _split_child(args: list[str], prefix: str) -> None:
     print(line("pybatsim's code: its Batsim object", own))
     print(line("ours in the exchange (message, reply)", ours))
     print(line("the rest (load, kernel, outputs)", total - spent["exchange"]))
+    alone = _pybatsim_alone(messages)
+    print(line("pybatsim alone, replaying the run's messages", alone))
+
+
+def _pybatsim_alone(messages: list) -> float:
+    """CPU time of a fresh pybatsim `Batsim` object and scheduler reading the run's messages,
+    already built (as the stand-in hands them), without batsim-py around: the part of a
+    run no change on batsim-py's side can remove. Its replies are checked to be the run's."""
+    import batsim.batsim as pybatsim
+
+    from batsim_py.decision import pybatsim_peer
+
+    built = [pybatsim_peer._message(now, events) for now, events, _ in messages]
+    peer = pybatsim_peer.PybatsimPeer(SCHEDULER, {})
+    network = peer.network
+    t0 = time.process_time()
+    original = pybatsim.NetworkHandler
+    pybatsim.NetworkHandler = lambda *args, **kwargs: network
+    network.inbox = built[0]
+    bs = pybatsim.Batsim(peer.scheduler, "in-process", 0)
+    pybatsim.NetworkHandler = original
+    replies = [network.outbox]
+    for message in built[1:]:
+        network.inbox = message
+        bs.do_next_event()
+        replies.append(network.outbox)
+    spent = time.process_time() - t0
+    if replies != [reply for _, _, reply in messages]:
+        raise SystemExit("pybatsim alone did not reply as in the run")
+    return spent
 
 
 def _timed(method, spent: dict, clock):  # noqa: ANN001, ANN202
