@@ -30,6 +30,10 @@ from batsim_py.decision.interface import DecisionProcess
 DEFAULT_SCHED_DELAY = 1e-21
 
 
+def _timestamp(decision: Decision) -> float:
+    return decision.timestamp
+
+
 class SchedJob:
     """A queued or running job as the `batsim.sched` layer sees it."""
 
@@ -89,9 +93,10 @@ class SchedLayerScheduler(DecisionProcess):
         for event in events:
             if isinstance(event, JobSubmitted):
                 job = event.job
-                deps = job.description.get("deps", [])
-                record = SchedJob(job.id, job.res, job.description.get("walltime", -1),
-                                  job.description.get("subtime", job.subtime),
+                desc = job.description
+                deps = desc.get("deps")
+                record = SchedJob(job.id, job.res, desc.get("walltime", -1),
+                                  desc.get("subtime", job.subtime),
                                   tuple(str(d) for d in deps) if isinstance(deps, list) else (),
                                   len(self.jobs))
                 self.jobs[job.id] = record
@@ -108,8 +113,10 @@ class SchedLayerScheduler(DecisionProcess):
             elif isinstance(event, SimulationBegins):
                 self.machines = [r.id for r in event.compute_resources]
                 self.on_begin(event)
-        decisions = sorted(self._out, key=lambda d: d.timestamp)
-        return Reply(now=self.time, decisions=tuple(decisions))
+        out = self._out
+        if len(out) > 1:
+            out.sort(key=_timestamp)  # (stable, as pybatsim's sort)
+        return Reply(self.time, tuple(out))
 
     def _pass(self) -> None:
         self.schedule()
