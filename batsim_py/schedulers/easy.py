@@ -154,7 +154,7 @@ class EasyBackfill(DecisionProcess):
         if job.res > self._nb_compute or job.res <= 0:
             out.append(RejectJob(timestamp=now, job_id=job.id))
             return
-        record = _Job(job.id, job.res, job.description.get("walltime", -1))
+        record = _Job(job.id, job.res, job.walltime)
         self._jobs[job.id] = record
         self._waiting.append(record)
         self._sizes.codes.append(self._sizes.code(record.req))
