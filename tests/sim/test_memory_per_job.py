@@ -54,7 +54,7 @@ def _kept_by(load: object) -> tuple[object, float]:
 
 def test_a_loaded_job_keeps_little(tmp_path: Path) -> None:
     """Measured 275 bytes per job (the Job and its two floats 144, its id 57 and name 54, the
-    profiles' share); 690 when each job kept its JSON object."""
+    profiles' share); 562 when each job kept its JSON object."""
     path = _workload(tmp_path, 128)
     workload, per_job = _kept_by(lambda: load_workload(str(path), "w0"))
     assert len(workload.jobs) == NB_JOBS  # type: ignore[attr-defined]
@@ -65,7 +65,7 @@ def test_a_loaded_job_keeps_little(tmp_path: Path) -> None:
 def test_a_simulated_job_keeps_little(tmp_path: Path) -> None:
     """A whole in-process EASY run (batsim timing, every output recorded), measured at the
     moment the outputs are about to be written, when the run keeps the most: 697 bytes per
-    job on 128 hosts (1,110 when each job kept its JSON object)."""
+    job on 128 hosts (1,089 when each job kept its JSON object)."""
     from batsim_py.decision.inprocess import InProcess
     from batsim_py.run import RunSpec, build_simulation, execute
     from batsim_py.schedulers import get_scheduler
