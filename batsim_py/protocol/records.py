@@ -72,5 +72,5 @@ def _fallback_job(obj: Mapping[str, Any], full_id: str, workload: str, where: st
         walltime=num("walltime", -1.0),
         res=res,
         profile=profile,
-        json_form=obj,
+        description=obj,
     )

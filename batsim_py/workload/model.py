@@ -70,20 +70,35 @@ class Job:
     walltime: float  # -1.0 means no walltime
     res: int
     profile: str  # profile name, in the same workload
-    # The job's JSON object (a Mapping), or how to rebuild it: its JobShape, or a pair
-    # (JobShape, tuple of the values of its OTHER keys). Read it as `description`.
-    json_form: Any = field(compare=False, repr=False)
+    # The job's JSON object, as Batsim forwards it (id rewritten to the full id, key order and
+    # number types as read). Given as a Mapping, it is kept as is; a job read from a file is
+    # given, and keeps, only how to rebuild it (`json_form`): reading `description` then
+    # rebuilds the object (a new dict at each read: read it once per use).
+    description: Mapping[str, Any] = field(compare=False, repr=False)
 
     @property
-    def description(self) -> Mapping[str, Any]:
-        """The job's JSON object as Batsim forwards it (id rewritten to the full id, key order
-        and number types as read); rebuilt at each call for jobs read from a file."""
-        form = self.json_form
-        if type(form) is JobShape:
-            return form.build(self, ())
-        if type(form) is tuple:
-            return form[0].build(self, form[1])
-        return form  # type: ignore[no-any-return]
+    def json_form(self) -> Any:
+        """What the job keeps of its JSON object: the Mapping itself, or its JobShape, or a
+        pair (JobShape, tuple of the values of its OTHER keys)."""
+        return _DESCRIPTION_SLOT.__get__(self, Job)
+
+
+# `description` reads its slot through this property (a dataclass field cannot be a property
+# itself; the constructor, `replace` and pickling still see a plain field named description).
+_DESCRIPTION_SLOT: Any = Job.__dict__["description"]
+
+
+def _description(job: Job) -> Mapping[str, Any]:
+    form = _DESCRIPTION_SLOT.__get__(job, Job)
+    if type(form) is JobShape:
+        return form.build(job, ())
+    if type(form) is tuple:
+        return form[0].build(job, form[1])
+    return form  # type: ignore[no-any-return]
+
+
+setattr(Job, "description", property(_description, _DESCRIPTION_SLOT.__set__,  # noqa: B010
+                                      doc="The job's JSON object (see the field's comment)."))
 
 
 @dataclass(frozen=True, slots=True)

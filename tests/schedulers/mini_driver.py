@@ -27,7 +27,7 @@ def make_job(i: int, subtime: float, res: int, walltime: float, delay: float) ->
     desc = {"id": f"w0!{i}", "subtime": subtime, "walltime": walltime, "res": res,
             "profile": f"d{delay}"}
     return Job(id=f"w0!{i}", workload="w0", name=str(i), subtime=float(subtime),
-               walltime=float(walltime), res=res, profile=f"d{delay}", json_form=desc), delay
+               walltime=float(walltime), res=res, profile=f"d{delay}", description=desc), delay
 
 
 def begins(nb: int) -> SimulationBegins:

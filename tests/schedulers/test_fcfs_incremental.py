@@ -97,7 +97,7 @@ def _random_case(seed: int) -> tuple[list[int], list[tuple[Job, float]]]:
         if rng.random() < 0.01:  # a subtime in the future of its submission: never fits
             desc["subtime"] = t + 1000.0
         job = Job(id=f"w0!{i}", workload="w0", name=str(i), subtime=t,
-                  walltime=float(desc["walltime"]), res=res, profile="p", json_form=desc)
+                  walltime=float(desc["walltime"]), res=res, profile="p", description=desc)
         jobs.append((job, rng.choice([1.0, 3.0, 10.0, rng.uniform(0.5, 40)])))
     return machines, jobs
 
@@ -190,7 +190,7 @@ def _scale_case(nb_jobs: int, nb_hosts: int, seed: int = 7) -> tuple[list[int],
         res = rng.randint(1, 16)
         desc = {"id": f"w0!{i}", "subtime": t, "res": res, "profile": "p", "walltime": -1}
         jobs.append((Job(id=f"w0!{i}", workload="w0", name=str(i), subtime=t, walltime=-1.0,
-                         res=res, profile="p", json_form=desc), rng.uniform(10, 1000)))
+                         res=res, profile="p", description=desc), rng.uniform(10, 1000)))
     return list(range(nb_hosts)), jobs
 
 
