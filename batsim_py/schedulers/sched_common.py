@@ -93,7 +93,7 @@ class SchedLayerScheduler(DecisionProcess):
         for event in events:
             if isinstance(event, JobSubmitted):
                 job = event.job
-                desc = job.description
+                desc = job.description  # (rebuilt at each read: read it once)
                 deps = desc.get("deps")
                 record = SchedJob(job.id, job.res, desc.get("walltime", -1),
                                   desc.get("subtime", job.subtime),
