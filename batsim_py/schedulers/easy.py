@@ -16,7 +16,8 @@ ranges holding the reservation's ends carving from their low end. Machine ranges
 Speed (a pass runs after every event, with a long queue of jobs that mostly cannot start):
 - queued jobs that are too large for every free range are skipped by a tight loop over the
   queue when compiled, by a C-level scan (`_SizeIndex`) when interpreted, never by a first-fit
-  search each;
+  search each; and when the largest free range is smaller than every queued job (counts of
+  queued jobs by size give the smallest), nothing is scanned at all;
 - the head's reservation is computed on bit masks of machines (`_reserve`) rather than by
   releasing running jobs one by one into a copy of the free list, and only when the pass needs
   it: a pass in which no queued job is small enough to start, and in which every free range
@@ -80,11 +81,15 @@ class _SizeIndex:
     surely larger than `reach` (the converse is checked by the caller on the real size).
     (`bytes.translate` + `find` beats a regex scan and allocates nothing the GC tracks.)"""
 
-    __slots__ = ("codes", "unit", "at_most", "kept")
+    __slots__ = ("codes", "unit", "at_most", "kept", "counts", "smallest")
 
     def __init__(self, nb_machines: int = 0) -> None:
         self.kept = not _COMPILED  # (compiled, nothing reads it: see `EasyBackfill._find`)
         self.codes = bytearray()
+        # How many queued jobs ask for each size, and the smallest size asked (above every
+        # size when the queue is empty): a pass in which no free range reaches it scans nothing.
+        self.counts = [0] * (max(0, nb_machines) + 2)
+        self.smallest = len(self.counts)
         self.unit = max(1, -(-nb_machines // 255))
         self.at_most = [_AT_MOST[self.code(reach)] for reach in range(max(0, nb_machines) + 1)]
 
@@ -92,10 +97,23 @@ class _SizeIndex:
         return min(255, max(0, size) // self.unit)
 
     def push(self, size: int) -> None:
+        counts = self.counts
+        if size >= len(counts):  # (only sizes up to the platform's are queued)
+            counts.extend([0] * (size + 1 - len(counts)))
+        counts[size] += 1
+        if size < self.smallest:
+            self.smallest = size
         if self.kept:
             self.codes.append(self.code(size))
 
-    def remove(self, pos: int) -> None:
+    def remove(self, pos: int, size: int) -> None:
+        counts = self.counts
+        counts[size] -= 1
+        if size == self.smallest:
+            end = len(counts)
+            while size < end and counts[size] == 0:
+                size += 1
+            self.smallest = size
         if self.kept:
             del self.codes[pos]
 
@@ -271,7 +289,7 @@ class EasyBackfill(DecisionProcess):
                 space = space.next  # type: ignore[assignment]
             self._start(job, free.take(space, job.req), now, out)
             del waiting[0]
-            self._sizes.remove(0)
+            self._sizes.remove(0, job.req)
             self._survey()
         if len(waiting) > 1:
             if self._shortcuts:
@@ -281,8 +299,11 @@ class EasyBackfill(DecisionProcess):
 
     def _find(self, start: int, reach: int) -> int:
         """Index of the first queued job at or after `start` that may be no larger than `reach`,
-        or -1: a few jobs are tested one by one (after a submission usually only the new one
-        is left to test), more through `_SizeIndex.find`'s C-level scan."""
+        or -1: none when every queued job is larger; otherwise the jobs are tested one by one
+        (compiled, or when few are left: after a submission usually only the new one), else
+        through `_SizeIndex.find`'s C-level scan."""
+        if reach < self._sizes.smallest:  # (no queued job is that small)
+            return -1
         queue = self._waiting
         end = len(queue)
         if end - start > _SCAN_IN_C and not _COMPILED:
@@ -331,7 +352,7 @@ class EasyBackfill(DecisionProcess):
                         started = True
                         reach = _widest(free)
                         del queue[pos]
-                        sizes.remove(pos)
+                        sizes.remove(pos, req)
                         pos -= 1  # the next job moved to `pos`
                         break
                     space = space.next
@@ -366,8 +387,8 @@ class EasyBackfill(DecisionProcess):
                     break
         self._unsplit(touched)
         for idx in reversed(chosen_at):
+            self._sizes.remove(idx, queue[idx].req)
             del queue[idx]
-            self._sizes.remove(idx)
 
     # ------------------------------------------------------------------ the reservation
 
