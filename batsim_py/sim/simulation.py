@@ -14,6 +14,7 @@ import logging
 import time as wallclock
 from collections import ChainMap, deque
 from collections.abc import Callable, Generator, Sequence
+from functools import partial
 from typing import Any
 
 from batsim_py import intervalset
@@ -336,8 +337,7 @@ class Simulation:
                 self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
-        now = self.engine.now
-        return scripted(lambda: self.request_reply(now, events), "request-reply")
+        return scripted(partial(self.request_reply, self.engine.now, events), "request-reply")
 
     def request_reply(self, now: float, events: list[Any]) -> list[tuple] | Generator:
         """Batsim's request-reply actor: the exchange with the scheduler, then one message per
@@ -613,7 +613,9 @@ class Simulation:
 
     def execute_job(self, decision: d.ExecuteJob) -> None:
         now = self.engine.now
-        run = self.job_for(decision, decision.job_id)
+        run = self.runs.get(decision.job_id)
+        if run is None:
+            run = self.job_for(decision, decision.job_id)  # (raises the error)
         if run.state != "SUBMITTED":
             where = _execute_where(decision, now)
             raise SchedulerError(
@@ -628,9 +630,9 @@ class Simulation:
                 and self.machine_states.state.count(IDLE, lo, hi) == n):
             # Not a block of idle machines (the usual case, where nothing runs): check each.
             self._check_machines(alloc, _execute_where(decision, now))
-        executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
-        profiles = self.profiles_of[run.job.workload]
-        if executors != run.job.res and not _is_total(run.profile, profiles):
+        executors = len(decision.mapping) if decision.mapping is not None else n
+        if executors != run.job.res and not _is_total(
+                run.profile, self.profiles_of[run.job.workload]):
             raise SchedulerError(
                 f"{_execute_where(decision, now)}: the job requests {run.job.res} machines but "
                 f"{executors} were given "
@@ -648,9 +650,9 @@ class Simulation:
         run.alloc = alloc
         run.mapping = decision.mapping
         run.storage_mapping = decision.storage_mapping
-        run.host = self.hosts[alloc[0]]
+        run.host = host = self.hosts[lo]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host, run)
+        self._spawns.append(((SPAWN, job_process(self, run), run.job.id, host), run))
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
 
@@ -895,7 +897,8 @@ class Simulation:
         if self.paje is not None and return_code in (-1, -2):
             self.paje.job_killed(run.job.id, run.alloc, now)
         self.machine_states.job_ends(run.alloc, now)
-        self.paje_job_ends(run, now)
+        if self.paje is not None:
+            self.paje_job_ends(run, now)
         run.end_time = now
         if self.energy_trace is not None:
             self.job_energy_end(run, now)
