@@ -25,7 +25,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import io_job
+from batsim_py.sim import express, io_job
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
@@ -149,6 +149,7 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
+        self.kernel = "general"  # or "express": the lean --timing ideal ran (sim/express.py)
 
     def user_signals(self) -> Any:
         """The signal hub user code listens to (`batsim_py.sim.signals`), made on first use."""
@@ -876,6 +877,10 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
+        if express.choose(self):  # --timing ideal without the actor machinery, if it covers
+            express.run(self)
+            self.check_ended()
+            return
         sources = self.user_sources
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
@@ -904,6 +909,11 @@ class Simulation:
             hook()
         if self.stopped:
             return
+        self.check_ended()
+
+    def check_ended(self) -> None:
+        """Nothing can happen any more: the run is over, or stalled (an error naming why)."""
+        engine = self.engine
         if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
             raise SchedulerError(
