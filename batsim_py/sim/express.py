@@ -35,7 +35,7 @@ from collections import deque
 from typing import Any
 
 from batsim_py.decision import events as ev
-from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Actor
+from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Actor, Engine
 from batsim_py.sim.jobs import delay_race
 from batsim_py.sim.submitter import submitter_process
 from batsim_py.workload.model import DelayProfile
@@ -155,6 +155,57 @@ class _Job:
         self.run = None
 
 
+class _Reply:
+    """The request-reply actor of one scheduler call, as `Simulation.request_reply` runs it:
+    the call, then each decision's message at its timestamp, then "ready" at the reply's
+    `now` (without a generator; the messages are the same)."""
+
+    __slots__ = ("sim", "now", "events", "decisions", "reply_now", "i", "msg", "pending")
+
+    def __init__(self, sim: Any, now: float, events: list[Any]) -> None:
+        self.sim = sim
+        self.now = now
+        self.events: list[Any] | None = events
+        self.decisions: Any = None
+        self.reply_now = 0.0
+        self.i = 0
+        self.msg: tuple = _READY
+        self.pending = False  # the message of decision i is built, a sleep may be running
+
+    def send(self, value: Any) -> tuple:
+        sim = self.sim
+        decisions = self.decisions
+        if decisions is None:
+            events = self.events
+            assert events is not None
+            reply = sim.ask(self.now, events)
+            self.events = None
+            decisions = self.decisions = reply.decisions
+            self.reply_now = reply.now
+        i = self.i
+        n = len(decisions)
+        if i > n:
+            raise StopIteration
+        if not self.pending:
+            self.pending = True
+            now = sim.engine.now
+            if i < n:
+                decision = decisions[i]
+                self.msg = sim.decision_message(decision)
+                if decision.timestamp > now:
+                    return (SLEEP, decision.timestamp - now)
+            else:
+                self.msg = _READY
+                if self.reply_now > now:
+                    return (SLEEP, self.reply_now - now)
+        self.pending = False
+        self.i = i + 1
+        return (PUT, self.msg, None)
+
+
+_READY = ("SCHED_READY",)
+
+
 class _Comm:
     """Stands for the message in flight in a step of zero seconds (its place among the
     sleeps ending in that step is its creation order)."""
@@ -168,7 +219,7 @@ class Express:
 
     def __init__(self, sim: Any) -> None:
         self.sim = sim
-        self.engine = sim.engine
+        self.engine: Engine = sim.engine
         self.queue: deque[tuple[Actor, Any]] = deque()  # posted, not yet received
         self.waiting = False  # the server waits for a message and none is queued
         self.inflight: tuple[Actor, Any, bool, int] | None = None
@@ -178,6 +229,7 @@ class Express:
         self.rr: Actor | None = None  # the latest request-reply actor
         self.alive = True  # the server runs (it ends once SIMULATION_ENDS is acknowledged)
         self.comm = Actor(_Comm(), "message", "")  # type: ignore[arg-type]
+        sim.spawn_job = self.spawn_job
         self.handlers = {
             "JOBS": sim.on_jobs_submitted,
             "JOB_COMPLETED": sim.on_job_completed,
@@ -234,14 +286,20 @@ class Express:
         return (GET,)
 
     def call_scheduler(self) -> tuple:
-        request = self.sim.send_to_scheduler()
-        self.rr = Actor(request[1], request[2], request[3])
-        return (SPAWN, self.rr)
+        """Send the pending events (Simulation.send_to_scheduler): a request-reply actor."""
+        sim = self.sim
+        events = sim.take_events()
+        rr = self.rr = Actor(_Reply(sim, self.engine.now, events),  # type: ignore[arg-type]
+                             "request-reply", "")
+        return (SPAWN, rr)
+
+    def spawn_job(self, run: Any) -> None:
+        """Simulation.spawn_job: the job is one of ours, not a jobs.job_process generator."""
+        self.sim._spawns.append(((SPAWN, None, run.job.id, run.host), run))
 
     def child(self, request: tuple, run: Any) -> tuple:
         """The actor a handler asked for: a job, or one of the Simulation's generators."""
-        if run is not None:  # a job (Simulation.execute_job spawned jobs.job_process)
-            request[1].close()
+        if run is not None:  # a job (spawn_job)
             return (SPAWN, Actor(_Job(self.sim, run), request[2], request[3]))  # type: ignore[arg-type]
         return (SPAWN, Actor(request[1], request[2], request[3]))
 

@@ -294,6 +294,11 @@ class Simulation:
 
     def send_to_scheduler(self) -> tuple:
         """Hand the pending events over: the request creating the request-reply actor."""
+        events = self.take_events()
+        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply", "")
+
+    def take_events(self) -> list[Any]:
+        """The pending events, for the scheduler now (jobs reported earlier are forgotten)."""
         events, self.events = self.events, []
         if self.signals is not None:
             self.signals.fire("scheduler_called", tuple(events))
@@ -308,10 +313,23 @@ class Simulation:
                 self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
-        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply", "")
+        return events
 
     def request_reply(self, now: float, events: list[Any]) -> Generator[tuple, Any, None]:
         engine = self.engine
+        reply = self.ask(now, events)
+        cost = self.master_cost
+        for decision in reply.decisions:
+            msg = self.decision_message(decision)
+            if decision.timestamp > engine.now:
+                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
+            yield (PUT, msg, cost)
+        if reply.now > engine.now:
+            yield (SLEEP_REQUEST, reply.now - engine.now)
+        yield (PUT, ("SCHED_READY",), cost)
+
+    def ask(self, now: float, events: list[Any]) -> d.Reply:
+        """The decision process's reply to one batch (its time counted, its failure named)."""
         t0 = wallclock.perf_counter()
         try:
             reply = self.decision.exchange(now, events)
@@ -329,32 +347,26 @@ class Simulation:
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
-        cost = self.master_cost
         if reply.decisions and type(events[-1]) is ev.SimulationEnds:
             self.decided_after_end = True
-        for decision in reply.decisions:
-            kind = type(decision)
-            msg: tuple = ("DECISION", decision)
-            if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
-                pass
-            elif kind is d.RegisterProfile or kind is d.RegisterJob:
-                # Parsed as soon as the reply is read, like Batsim.
-                check_open(self.options.dynamic_jobs, self.registration_finished,
-                           _name(decision))
-                if kind is d.RegisterProfile:
-                    register_profile(decision, self.profiles_of)
-                    msg = ("PROFILE_REGISTERED",)
-                else:
-                    job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
-                                       self.static_ids)
-                    self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
-                    msg = ("REGISTERED", job)
-            if decision.timestamp > engine.now:
-                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
-            yield (PUT, msg, cost)
-        if reply.now > engine.now:
-            yield (SLEEP_REQUEST, reply.now - engine.now)
-        yield (PUT, ("SCHED_READY",), cost)
+        return reply
+
+    def decision_message(self, decision: Any) -> tuple:
+        """What the request-reply actor posts to the server for one decision (registrations
+        are parsed as the reply is read, like Batsim)."""
+        kind = type(decision)
+        if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
+            return ("DECISION", decision)
+        if kind is d.RegisterProfile or kind is d.RegisterJob:
+            check_open(self.options.dynamic_jobs, self.registration_finished, _name(decision))
+            if kind is d.RegisterProfile:
+                register_profile(decision, self.profiles_of)
+                return ("PROFILE_REGISTERED",)
+            job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
+                               self.static_ids)
+            self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
+            return ("REGISTERED", job)
+        return ("DECISION", decision)
 
     def simulation_begins(self) -> ev.SimulationBegins:
         o = self.options
@@ -595,9 +607,13 @@ class Simulation:
         run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host, run)
+        self.spawn_job(run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
+
+    def spawn_job(self, run: JobRun) -> None:
+        """The job's executor (sim/express.py replaces this on its simulations)."""
+        self.spawn(job_process(self, run), run.job.id, run.host, run)
 
     def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
         if decision.mapping is not None or decision.storage_mapping is not None:
