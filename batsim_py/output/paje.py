@@ -193,42 +193,69 @@ class PajeTrace:
 
         shown = [-1] * n  # the job each machine shows (-1: waiting)
         others: dict[int, list[int]] = {}  # jobs sharing a machine with the one it shows
+        nb_others = 0  # entries in `others`' lists: 0 in a run without compute sharing
+        numbers = [str(m) for m in range(n)]  # machine ids as text, joined below
         times, kinds, jobs = self.times, self.kinds, self.jobs
+        unavailable = self._unavailable
         for lo in range(0, len(times), size):
             out = []
             for r in range(lo, min(lo + size, len(times))):
                 t, kind, k = times[r], kinds[r], jobs[r]
                 prefix = f"{SET_STATE} {t:f} machine_state m"
+                alloc = allocs[k]
+                # The common case, one C-level join per job: a contiguous allocation whose
+                # machines all wait (a start) or all show this job with no other job to show
+                # next (an end, no machine unavailable): a line per machine in allocation order.
+                if type(alloc) is range and alloc.step == 1 and alloc:
+                    a, b = alloc.start, alloc.stop
+                    if kind == _START:
+                        if shown[a:b].count(-1) == b - a:
+                            if not defined[k]:
+                                out.append(define(k))
+                            line = f" j{ids[k]}\n"
+                            out += (prefix, (line + prefix).join(numbers[a:b]), line)
+                            shown[a:b] = [k] * (b - a)
+                            continue
+                    elif (kind == _END and not nb_others and r not in unavailable
+                          and shown[a:b].count(k) == b - a):
+                        out += (prefix, (" w\n" + prefix).join(numbers[a:b]), " w\n")
+                        shown[a:b] = [-1] * (b - a)
+                        continue
                 if kind == _START:
                     line = f" j{ids[k]}\n"
-                    for m in allocs[k]:
+                    for m in alloc:
                         if shown[m] < 0:
                             shown[m] = k
                             if not defined[k]:
                                 out.append(define(k))
-                            out.append(f"{prefix}{m}{line}")
+                            out.append(f"{prefix}{numbers[m]}{line}")
                         else:  # compute sharing: the machine keeps showing its first job
                             others.setdefault(m, []).append(k)
+                            nb_others += 1
                 elif kind == _END:
-                    skip = self._unavailable.get(r, ())
-                    for m in allocs[k]:
+                    skip = unavailable.get(r, ())
+                    for m in alloc:
                         if shown[m] != k:  # a job sharing the machine, not shown: no line
                             others[m].remove(k)
+                            nb_others -= 1
                             continue
                         rest = others.get(m)
                         if not rest:
                             shown[m] = -1
                             if m not in skip:
-                                out.append(f"{prefix}{m} w\n")
+                                out.append(f"{prefix}{numbers[m]} w\n")
                             continue
                         top = min(rest)
                         rest.remove(top)
+                        nb_others -= 1
                         shown[m] = top
                         if not defined[top]:
                             out.append(define(top))
-                        out.append(f"{prefix}{m} j{ids[top]}\n")
+                        out.append(f"{prefix}{numbers[m]} j{ids[top]}\n")
                 else:
-                    job = ids[k]
-                    out.append(f'{NEW_EVENT} {t:f} kk k "{job}"\n')
-                    out.extend(f'{NEW_EVENT} {t:f} km m{x} "{job}"\n' for x in allocs[k])
+                    job = f' "{ids[k]}"\n'
+                    head = f"{NEW_EVENT} {t:f} km m"
+                    out.append(f"{NEW_EVENT} {t:f} kk k{job}")
+                    if alloc:
+                        out.append(head + (job + head).join([numbers[x] for x in alloc]) + job)
             yield "".join(out)

@@ -29,11 +29,13 @@ LD = np.longdouble
 SMALL = 8  # allocations up to this size are updated machine by machine
 _STATE_BYTES = [bytes((s,)) for s in range(len(NAMES))]
 _JOBS = (array("q", [0]), array("q", [1]))
+_subtract = np.subtract
 
 
 class MachineStates:
     __slots__ = ("state", "last_change", "_last_change", "nb_jobs", "nb_shared", "counts",
-                 "_time", "_ends", "_starts", "_row_times", "_row_counts", "tracing", "listener")
+                 "_time", "_rows", "_ends", "_starts", "_row_times", "_row_counts", "tracing",
+                 "listener")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
         # Flat C arrays: indexed one machine at a time like lists, but a block of a thousand
@@ -47,6 +49,7 @@ class MachineStates:
         self.counts = [0] * 6
         self.counts[IDLE] = nb_compute
         self._time = np.zeros((len(NAMES), nb_machines), dtype=LD)  # block path sums
+        self._rows = list(self._time)  # its rows (views), one per state
         # Machine-by-machine path: the two ends of each interval, in flat double arrays (a
         # million-job run records millions of them).
         self._ends = [array("d") for _ in NAMES]
@@ -69,40 +72,66 @@ class MachineStates:
     def job_starts(self, alloc: tuple[int, ...], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
-        if n > SMALL and hi - lo == n and self.state.count(IDLE, lo, hi) == n:
+        state = self.state
+        if n > SMALL and hi - lo == n and state.count(IDLE, lo, hi) == n:
             self._block(lo, hi, IDLE, COMPUTING, now, 1)
-        else:
-            nb_jobs = self.nb_jobs
+        else:  # `set` machine by machine, inlined (this runs once per job)
+            nb_jobs, last, ends, starts = self.nb_jobs, self.last_change, self._ends, self._starts
+            counts = self.counts
             for m in alloc:
-                nb_jobs[m] += 1
-                if nb_jobs[m] == 2:
+                jobs = nb_jobs[m] + 1
+                nb_jobs[m] = jobs
+                if jobs == 2:
                     self.nb_shared += 1
-                self.set(m, COMPUTING, now)  # even when already computing, as Batsim does
-        self.write_row(now)
+                old = state[m]  # even when already computing, as Batsim does
+                ends[old].append(now)
+                starts[old].append(last[m])
+                last[m] = now
+                state[m] = COMPUTING
+                counts[old] -= 1
+                counts[COMPUTING] += 1
+        if self.tracing:  # write_row, inlined
+            self._row_times.append(now)
+            self._row_counts.extend(self.counts[:5])
+        if self.listener is not None:
+            self.listener(now)
 
     def job_ends(self, alloc: tuple[int, ...], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
         nb_jobs = self.nb_jobs
+        state = self.state
         # (With no machine shared, each machine of the job runs it alone: one job each.)
         if (n > SMALL and hi - lo == n
                 and (self.nb_shared == 0 or list(nb_jobs[lo:hi]).count(1) == n)
-                and self.state.count(COMPUTING, lo, hi) == n):
+                and state.count(COMPUTING, lo, hi) == n):
             self._block(lo, hi, COMPUTING, IDLE, now, 0)
-        else:
-            state = self.state
+        else:  # `set` machine by machine, inlined
+            last, ends, starts, counts = self.last_change, self._ends, self._starts, self.counts
             for m in alloc:
-                if nb_jobs[m] == 2:
+                jobs = nb_jobs[m]
+                if jobs == 2:
                     self.nb_shared -= 1
-                nb_jobs[m] -= 1
-                if nb_jobs[m] == 0 and state[m] != UNAVAILABLE:
-                    self.set(m, IDLE, now)
-        self.write_row(now)
+                nb_jobs[m] = jobs - 1
+                if jobs == 1 and state[m] != UNAVAILABLE:
+                    old = state[m]
+                    ends[old].append(now)
+                    starts[old].append(last[m])
+                    last[m] = now
+                    state[m] = IDLE
+                    counts[old] -= 1
+                    counts[IDLE] += 1
+        if self.tracing:  # write_row, inlined
+            self._row_times.append(now)
+            self._row_counts.extend(self.counts[:5])
+        if self.listener is not None:
+            self.listener(now)
 
     def _block(self, lo: int, hi: int, old: int, new: int, now: float, jobs: int) -> None:
         """Machines lo..hi-1, all in state `old`, go to `new` at once (long double sums)."""
         n = hi - lo
-        self._time[old, lo:hi] += LD(now) - self._last_change[lo:hi]  # exact in long double
+        time = self._rows[old][lo:hi]
+        time += _subtract(now, self._last_change[lo:hi], dtype=LD)  # in long double
         self._last_change[lo:hi] = now
         self.state[lo:hi] = _STATE_BYTES[new] * n
         self.nb_jobs[lo:hi] = _JOBS[jobs] * n
