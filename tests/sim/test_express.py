@@ -239,3 +239,78 @@ def test_fallback_for_uncovered_runs(tmp_path: Path, monkeypatch: pytest.MonkeyP
     path.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
     same_both_ways(tmp_path / "task", monkeypatch, SMALL4, [str(path)], "fcfs",
                    expect="general")
+
+
+def _zmq_fcfs(endpoint: str, stop: Any) -> None:
+    """An FCFS scheduler over ZeroMQ speaking Batsim's JSON (the lowest free machines), with a
+    CALL_ME_LATER 0.5 s after each submission: what a pybatsim scheduler's socket carries."""
+    import zmq
+
+    socket = zmq.Context.instance().socket(zmq.REP)
+    socket.bind(endpoint)
+    free: list[int] = []
+    queue: list[tuple[str, int]] = []
+    running: dict[str, list[int]] = {}
+    try:
+        while not stop.is_set():
+            if not socket.poll(100):
+                continue
+            msg = json.loads(socket.recv())
+            now = msg["now"]
+            out: list[dict] = []
+            for e in msg["events"]:
+                if e["type"] == "SIMULATION_BEGINS":
+                    free = list(range(e["data"]["nb_compute_resources"]))
+                elif e["type"] == "JOB_SUBMITTED":
+                    queue.append((e["data"]["job_id"], e["data"]["job"]["res"]))
+                    out.append({"timestamp": now, "type": "CALL_ME_LATER",
+                                "data": {"timestamp": now + 0.5}})
+                elif e["type"] == "JOB_COMPLETED":
+                    free = sorted(free + running.pop(e["data"]["job_id"]))
+            while queue and queue[0][1] <= len(free):
+                job_id, res = queue.pop(0)
+                running[job_id], free = free[:res], free[res:]
+                alloc = " ".join(str(m) for m in running[job_id])
+                out.append({"timestamp": now, "type": "EXECUTE_JOB",
+                            "data": {"job_id": job_id, "alloc": alloc}})
+            socket.send(json.dumps({"now": now, "events": out}).encode())
+    finally:
+        socket.close(linger=0)
+
+
+def test_zmq_scheduler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scheduler over ZeroMQ: the times it sees and sends back went through the wire."""
+    import threading
+
+    from batsim_py.decision.zmq_peer import ZmqPeer
+
+    rng = random.Random(7)
+    workloads = _random_workloads(rng, tmp_path, 2)
+    threads = []
+
+    def peer() -> DecisionProcess:
+        endpoint = f"ipc://{tmp_path}/sched{len(threads)}.sock"
+        stop = threading.Event()
+        thread = threading.Thread(target=_zmq_fcfs, args=(endpoint, stop), daemon=True)
+        thread.start()
+        threads.append((thread, stop))
+        return ZmqPeer(endpoint, timeout=60, connect_timeout=30)
+
+    try:
+        same_both_ways(tmp_path, monkeypatch, SMALL4, workloads, peer)
+    finally:
+        for thread, stop in threads:
+            stop.set()
+            thread.join(5)
+
+
+def test_pybatsim_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unchanged pybatsim scheduler in-process (`--scheduler pybatsim:easyBackfill`)."""
+    pytest.importorskip("batsim.batsim", reason="pybatsim 3.2.1 is not installed")
+    from batsim_py.decision.pybatsim_peer import PybatsimPeer
+
+    folder = REFERENCE / "b_delays_easy_small"
+    spec = json.loads((folder / "case.json").read_text())
+    same_both_ways(tmp_path, monkeypatch, str(folder / spec["platform"]),
+                   [str(folder / w) for w in spec["workloads"]],
+                   lambda: PybatsimPeer("easyBackfill", {}))
