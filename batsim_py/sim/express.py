@@ -35,6 +35,7 @@ from collections import deque
 from typing import Any
 
 from batsim_py.decision import events as ev
+from batsim_py.decision.decisions import ExecuteJob
 from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Actor, Engine
 from batsim_py.sim.jobs import delay_race
 from batsim_py.sim.submitter import submitter_process
@@ -191,7 +192,10 @@ class _Reply:
             now = sim.engine.now
             if i < n:
                 decision = decisions[i]
-                self.msg = sim.decision_message(decision)
+                if type(decision) is ExecuteJob:  # (decision_message's first case)
+                    self.msg = ("DECISION", decision)
+                else:
+                    self.msg = sim.decision_message(decision)
                 if decision.timestamp > now:
                     return (SLEEP, decision.timestamp - now)
             else:
@@ -234,7 +238,7 @@ class Express:
             "JOBS": sim.on_jobs_submitted,
             "JOB_COMPLETED": sim.on_job_completed,
             "SCHED_READY": sim.on_sched_ready,
-            "DECISION": sim.on_decision,
+            "DECISION": self.on_decision,
             "HELLO": _ignore,
             "BYE": sim.on_submitter_bye,
             "WAITING_DONE": sim.on_waiting_done,
@@ -242,6 +246,14 @@ class Express:
         }
 
     # ------------------------------------------------------------------ server
+    def on_decision(self, msg: tuple) -> None:
+        """Simulation.on_decision, its first case without the dispatch."""
+        decision = msg[1]
+        if type(decision) is ExecuteJob:
+            self.sim.execute_job(decision)
+        else:
+            self.sim.on_decision(msg)
+
     def server(self) -> Any:
         """The server's next request (as `Simulation.server` would yield it)."""
         sim = self.sim
