@@ -103,7 +103,7 @@ class Simulation:
         self.nb_compute = len(machines.compute)
         self.profiles_of = {w.name: dict(w.profiles) for w in self.workloads}
         self.registration_finished = False
-        self.static_ids = {j.id for w in self.workloads for j in w.jobs}
+        self._static_ids: set[str] | None = None  # see static_ids
         self._costs: dict[str, Cost] = {}
         self.master_cost: Cost = (0.0, float("inf"), True, "", "", 1.0)  # set by run()
 
@@ -150,6 +150,15 @@ class Simulation:
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
         self.kernel = "general"  # or "express": the lean --timing ideal ran (sim/express.py)
+
+    @property
+    def static_ids(self) -> set[str]:
+        """The ids of the workloads' jobs (and of the jobs user sources added), which a dynamic
+        job may not take: made on first use, since a run without dynamic jobs or user sources
+        never needs it (a million-job run would keep a 30 MB set)."""
+        if self._static_ids is None:
+            self._static_ids = {j.id for w in self.workloads for j in w.jobs}
+        return self._static_ids
 
     def user_signals(self) -> Any:
         """The signal hub user code listens to (`batsim_py.sim.signals`), made on first use."""
