@@ -26,7 +26,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import io_job
+from batsim_py.sim import express, io_job
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
@@ -160,6 +160,7 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
+        self.kernel = "general"  # or "express": the lean --timing ideal ran (sim/express.py)
 
     @property
     def static_ids(self) -> set[str]:
@@ -332,6 +333,11 @@ class Simulation:
 
     def call_scheduler(self) -> Actor:
         """Hand the pending events over: the request-reply actor, for the server to create."""
+        events = self.take_events()
+        return scripted(partial(self.request_reply, self.engine.now, events), "request-reply")
+
+    def take_events(self) -> list[Any]:
+        """The pending events, for the scheduler now (jobs reported earlier are forgotten)."""
         events, self.events = self.events, []
         if self.signals is not None:
             self.signals.fire("scheduler_called", tuple(events))
@@ -346,13 +352,48 @@ class Simulation:
                 self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
-        return scripted(partial(self.request_reply, self.engine.now, events), "request-reply")
+        return events
 
     def request_reply(self, now: float, events: list[Any]) -> list[tuple] | Generator:
         """Batsim's request-reply actor: the exchange with the scheduler, then one message per
         decision at the decision's timestamp, then "ready" at the reply's `now`. Its requests
         as a list (a scripted actor), or a generator when a decision must be parsed as its
         message is sent (registrations)."""
+        reply = self.ask(now, events)
+        cost = self.master_cost
+        requests: list[tuple] = []
+        append = requests.append
+        # A date not ahead now never will be (the clock only moves on): no sleep to ask for.
+        clock = self.engine.now
+        for decision in reply.decisions:
+            kind = type(decision)
+            if kind is d.RegisterProfile or kind is d.RegisterJob:
+                return self.reply_messages(reply)
+            if decision.timestamp > clock:
+                append((SLEEP_UNTIL, decision.timestamp))
+            append((PUT, ("DECISION", decision), cost))  # (decision_message's other cases)
+        if reply.now > clock:
+            append((SLEEP_UNTIL, reply.now))
+        append((PUT, _SCHED_READY, cost))
+        return requests
+
+    def reply_messages(self, reply: d.Reply) -> Generator[tuple, Any, None]:
+        """The messages of a reply that registers jobs or profiles: each registration is
+        parsed as its turn comes, like Batsim (a registration after NOTIFY
+        registration_finished is refused once that notification was handled)."""
+        engine = self.engine
+        cost = self.master_cost
+        for decision in reply.decisions:
+            msg = self.decision_message(decision)
+            if decision.timestamp > engine.now:
+                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
+            yield (PUT, msg, cost)
+        if reply.now > engine.now:
+            yield (SLEEP_REQUEST, reply.now - engine.now)
+        yield (PUT, _SCHED_READY, cost)
+
+    def ask(self, now: float, events: list[Any]) -> d.Reply:
+        """The decision process's reply to one batch (its time counted, its failure named)."""
         t0 = wallclock.perf_counter()
         try:
             reply = self.decision.exchange(now, events)
@@ -370,55 +411,26 @@ class Simulation:
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
-        cost = self.master_cost
-        decisions = reply.decisions
-        if decisions and type(events[-1]) is ev.SimulationEnds:
+        if reply.decisions and type(events[-1]) is ev.SimulationEnds:
             self.decided_after_end = True
-        requests: list[tuple] = []
-        append = requests.append
-        # A date not ahead now never will be (the clock only moves on): no sleep to ask for.
-        clock = self.engine.now
-        for decision in decisions:
-            kind = type(decision)
-            if kind is d.RegisterProfile or kind is d.RegisterJob:
-                return self.reply_messages(reply)
-            if decision.timestamp > clock:
-                append((SLEEP_UNTIL, decision.timestamp))
-            append((PUT, ("DECISION", decision), cost))
-        if reply.now > clock:
-            append((SLEEP_UNTIL, reply.now))
-        append((PUT, _SCHED_READY, cost))
-        return requests
+        return reply
 
-    def reply_messages(self, reply: d.Reply) -> Generator[tuple, Any, None]:
-        """The messages of a reply that registers jobs or profiles: each registration is
-        parsed as its turn comes, like Batsim (a registration after NOTIFY
-        registration_finished is refused once that notification was handled)."""
-        engine = self.engine
-        cost = self.master_cost
-        for decision in reply.decisions:
-            kind = type(decision)
-            msg: tuple = ("DECISION", decision)
-            if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
-                pass
-            elif kind is d.RegisterProfile or kind is d.RegisterJob:
-                # Parsed as soon as the reply is read, like Batsim.
-                check_open(self.options.dynamic_jobs, self.registration_finished,
-                           _name(decision))
-                if kind is d.RegisterProfile:
-                    register_profile(decision, self.profiles_of)
-                    msg = ("PROFILE_REGISTERED",)
-                else:
-                    job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
-                                       self.static_ids)
-                    self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
-                    msg = ("REGISTERED", job)
-            if decision.timestamp > engine.now:
-                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
-            yield (PUT, msg, cost)
-        if reply.now > engine.now:
-            yield (SLEEP_REQUEST, reply.now - engine.now)
-        yield (PUT, _SCHED_READY, cost)
+    def decision_message(self, decision: Any) -> tuple:
+        """What the request-reply actor posts to the server for one decision (registrations
+        are parsed as the reply is read, like Batsim)."""
+        kind = type(decision)
+        if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
+            return ("DECISION", decision)
+        if kind is d.RegisterProfile or kind is d.RegisterJob:
+            check_open(self.options.dynamic_jobs, self.registration_finished, _name(decision))
+            if kind is d.RegisterProfile:
+                register_profile(decision, self.profiles_of)
+                return ("PROFILE_REGISTERED",)
+            job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
+                               self.static_ids)
+            self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
+            return ("REGISTERED", job)
+        return ("DECISION", decision)
 
     def simulation_begins(self) -> ev.SimulationBegins:
         o = self.options
@@ -659,11 +671,15 @@ class Simulation:
         run.alloc = alloc
         run.mapping = decision.mapping
         run.storage_mapping = decision.storage_mapping
-        run.host = host = self.hosts[lo]
+        run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self._spawns.append(((SPAWN, job_process(self, run), run.job.id, host), run))
+        self.spawn_job(run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
+
+    def spawn_job(self, run: JobRun) -> None:
+        """The job's executor (sim/express.py replaces this on its simulations)."""
+        self.spawn(job_process(self, run), run.job.id, run.host, run)
 
     def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
         if decision.mapping is not None or decision.storage_mapping is not None:
@@ -944,6 +960,10 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
+        if express.choose(self):  # --timing ideal without the actor machinery, if it covers
+            express.run(self)
+            self.check_ended()
+            return
         sources = self.user_sources
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
@@ -972,6 +992,11 @@ class Simulation:
             hook()
         if self.stopped:
             return
+        self.check_ended()
+
+    def check_ended(self) -> None:
+        """Nothing can happen any more: the run is over, or stalled (an error naming why)."""
+        engine = self.engine
         if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
             raise SchedulerError(
