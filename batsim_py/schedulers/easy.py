@@ -14,8 +14,9 @@ ranges holding the reservation's ends carving from their low end. Machine ranges
 (compute + storage), as in pybatsim.
 
 Speed (a pass runs after every event, with a long queue of jobs that mostly cannot start):
-- queued jobs that are too large for every free range are skipped by a C-level scan
-  (`_SizeIndex`) instead of being tested one by one;
+- queued jobs that are too large for every free range are skipped by a tight loop over the
+  queue when compiled, by a C-level scan (`_SizeIndex`) when interpreted, never by a first-fit
+  search each;
 - the head's reservation is computed on bit masks of machines (`_reserve`) rather than by
   releasing running jobs one by one into a copy of the free list, and only when the pass needs
   it: a pass in which no queued job is small enough to start, and in which every free range
@@ -27,7 +28,10 @@ Speed (a pass runs after every event, with a long queue of jobs that mostly cann
 - a pass against a free list identical to the previous pass's (same version, same head job)
   skips queued jobs already known not to fit;
 - few objects are allocated per call (reused lists, masks instead of tuples), which also
-  keeps Python's garbage collections, paid by whoever allocates, mostly out of `exchange`.
+  keeps Python's garbage collections, paid by whoever allocates, mostly out of `exchange`;
+- compiled by mypyc, calls into the interpreter cost more than the work around them: events are
+  dispatched by exact type, running jobs are found by a loop rather than `bisect`, and a free
+  mask is updated with as few operations on long integers as possible.
 `EasyBackfill(shortcuts=False)` turns all of this off (plain pybatsim-like passes), to cross-check
 the shortcuts in tests; `EasyBackfill(check_reservations=True)` checks every reservation taken
 from the masks (or held from an earlier pass) against the plain release order, and counts them.
@@ -35,8 +39,8 @@ from the masks (or held from an earlier pass) against the plain release order, a
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
+from typing import Final
 
 from batsim_py.decision.decisions import Decision, ExecuteJob, RejectJob, Reply
 from batsim_py.decision.events import Event, JobCompleted, JobSubmitted, SimulationBegins
@@ -56,6 +60,12 @@ class _Job:
         self.end = 0.0  # estimated end: start + walltime
 
 
+# Compiled (mypyc), a loop over the queue's jobs tests one in a few nanoseconds, faster than
+# any call out; run by the interpreter, queue tails longer than `_SCAN_IN_C` are scanned by
+# `_SizeIndex.find` (C code) instead, and only then is the index kept.
+_COMPILED: Final = not __file__.endswith(".py")
+_SCAN_IN_C: Final = 16
+
 # `_SizeIndex` tables, one per threshold byte t: bytes <= t become 1, the others 0.
 _AT_MOST = [bytes(1 if code <= t else 0 for code in range(256)) for t in range(256)]
 
@@ -70,15 +80,24 @@ class _SizeIndex:
     surely larger than `reach` (the converse is checked by the caller on the real size).
     (`bytes.translate` + `find` beats a regex scan and allocates nothing the GC tracks.)"""
 
-    __slots__ = ("codes", "unit", "at_most")
+    __slots__ = ("codes", "unit", "at_most", "kept")
 
     def __init__(self, nb_machines: int = 0) -> None:
+        self.kept = not _COMPILED  # (compiled, nothing reads it: see `EasyBackfill._find`)
         self.codes = bytearray()
         self.unit = max(1, -(-nb_machines // 255))
         self.at_most = [_AT_MOST[self.code(reach)] for reach in range(max(0, nb_machines) + 1)]
 
     def code(self, size: int) -> int:
         return min(255, max(0, size) // self.unit)
+
+    def push(self, size: int) -> None:
+        if self.kept:
+            self.codes.append(self.code(size))
+
+    def remove(self, pos: int) -> None:
+        if self.kept:
+            del self.codes[pos]
 
     def find(self, start: int, reach: int) -> int:
         """Index of the first job at or after `start` that may be no larger than `reach`, or -1."""
@@ -134,30 +153,45 @@ class EasyBackfill(DecisionProcess):
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         out = self._out  # reused: fewer allocations, fewer garbage collections in here
+        if isinstance(events, list):  # the engine's case: a compiled loop over a list
+            for event in events:
+                self._on_event(event, now, out)
+        else:
+            for i in range(len(events)):
+                self._on_event(events[i], now, out)
+        if not out:
+            return Reply(now, ())
+        decisions = tuple(out)
         out.clear()
-        for i in range(len(events)):  # (no iterator object: see `out`)
-            event = events[i]
-            if isinstance(event, JobSubmitted):
-                self._on_submitted(event, now, out)
-            elif isinstance(event, JobCompleted):
-                self._on_completed(event, now, out)
-            elif isinstance(event, SimulationBegins):
-                self._free = FreeList(event.nb_resources)
-                self._free_mask = self._all_mask = (1 << max(0, event.nb_resources)) - 1
-                self._sizes = _SizeIndex(event.nb_resources)
-                self._nb_compute = event.nb_compute_resources
-                self._held_head = None
-        return Reply(now, tuple(out))
+        return Reply(now, decisions)
+
+    def _on_event(self, event: Event, now: float, out: list[Decision]) -> None:
+        if type(event) is JobSubmitted:  # (exact types first: a pointer comparison each)
+            self._on_submitted(event, now, out)
+        elif type(event) is JobCompleted:
+            self._on_completed(event, now, out)
+        elif isinstance(event, JobSubmitted):
+            self._on_submitted(event, now, out)
+        elif isinstance(event, JobCompleted):
+            self._on_completed(event, now, out)
+        elif isinstance(event, SimulationBegins):
+            self._free = FreeList(event.nb_resources)
+            self._free_mask = self._all_mask = (1 << max(0, event.nb_resources)) - 1
+            self._sizes = _SizeIndex(event.nb_resources)
+            self._nb_compute = event.nb_compute_resources
+            self._held_head = None
 
     def _on_submitted(self, event: JobSubmitted, now: float, out: list[Decision]) -> None:
         job = event.job
-        if job.res > self._nb_compute or job.res <= 0:
-            out.append(RejectJob(timestamp=now, job_id=job.id))
+        req = job.res
+        if req > self._nb_compute or req <= 0:
+            out.append(RejectJob(now, job.id))
             return
-        record = _Job(job.id, job.res, job.description.get("walltime", -1))
-        self._jobs[job.id] = record
+        job_id = job.id
+        record = _Job(job_id, req, job.description.get("walltime", -1))
+        self._jobs[job_id] = record
         self._waiting.append(record)
-        self._sizes.codes.append(self._sizes.code(record.req))
+        self._sizes.push(req)
         self._schedule(now, out)
 
     def _on_completed(self, event: JobCompleted, now: float, out: list[Decision]) -> None:
@@ -174,7 +208,7 @@ class EasyBackfill(DecisionProcess):
         self._free_mask |= job.mask
         if self._held_head is not None:
             self._keep_held_after_end(job)
-        i = bisect_right(self._running_ends, job.end) - 1
+        i = _after_ends(self._running_ends, job.end) - 1
         while self._running[i] is not job:
             i -= 1
         del self._running[i]
@@ -190,10 +224,13 @@ class EasyBackfill(DecisionProcess):
         job.lo = lo
         job.hi = hi = lo + job.req - 1
         job.mask = mask = ((1 << (hi - lo + 1)) - 1) << lo
-        if mask & ~self._free_mask:
+        free_mask = self._free_mask
+        if free_mask & mask == mask:  # (few operations on these long integers)
+            self._free_mask = free_mask ^ mask
+        else:
             self._masks_exact = False
             self._held_head = None
-        self._free_mask &= ~mask
+            self._free_mask = free_mask & ~mask
         job.end = end = job.wall + now
         if self._held_head is not None:
             if end >= self._held_job.end:  # type: ignore[union-attr]
@@ -203,7 +240,7 @@ class EasyBackfill(DecisionProcess):
                     self._held_before &= ~mask  # released after the job the head waits for
             elif mask & self._held_near and not self._held_exact:
                 self._held_head = None
-        i = bisect_right(self._running_ends, end)
+        i = _after_ends(self._running_ends, end)
         self._running.insert(i, job)
         self._running_ends.insert(i, end)
         self._running_masks.insert(i, mask)
@@ -240,13 +277,27 @@ class EasyBackfill(DecisionProcess):
                 space = space.next  # type: ignore[assignment]
             self._start(job, free.take(space, job.req), now, out)
             del waiting[0]
-            del self._sizes.codes[0]
+            self._sizes.remove(0)
             self._survey()
         if len(waiting) > 1:
             if self._shortcuts:
                 self._backfill(now, out)
             else:
                 self._backfill_plain(now, out)
+
+    def _find(self, start: int, reach: int) -> int:
+        """Index of the first queued job at or after `start` that may be no larger than `reach`,
+        or -1: a few jobs are tested one by one (after a submission usually only the new one
+        is left to test), more through `_SizeIndex.find`'s C-level scan."""
+        queue = self._waiting
+        end = len(queue)
+        if end - start > _SCAN_IN_C and not _COMPILED:
+            return self._sizes.find(start, reach)
+        while start < end:
+            if queue[start].req <= reach:
+                return start
+            start += 1
+        return -1
 
     def _backfill(self, now: float, out: list[Decision]) -> None:
         """The backfilling pass with the shortcuts of the module docstring."""
@@ -256,9 +307,9 @@ class EasyBackfill(DecisionProcess):
         head = queue[0]
         version = free.version
         if version == self._memo_version and head is self._memo_head:
-            pos = sizes.find(1 + self._memo_checked, self._widest)
+            pos = self._find(1 + self._memo_checked, self._widest)
         else:
-            pos = sizes.find(1, self._widest)
+            pos = self._find(1, self._widest)
         if pos < 0 and not self._high_first:
             # No queued job is small enough for any free range, and no side can change.
             self._memo_version, self._memo_head, self._memo_checked = version, head, len(queue) - 1
@@ -286,11 +337,11 @@ class EasyBackfill(DecisionProcess):
                         started = True
                         reach = _widest(free)
                         del queue[pos]
-                        del sizes.codes[pos]
+                        sizes.remove(pos)
                         pos -= 1  # the next job moved to `pos`
                         break
                     space = space.next
-            pos = sizes.find(pos + 1, reach)
+            pos = self._find(pos + 1, reach)
         if touched is not None:
             sides_changed = self._unsplit(touched)
         else:  # what the split and its undoing would have left: both ends carve from low
@@ -322,7 +373,7 @@ class EasyBackfill(DecisionProcess):
         self._unsplit(touched)
         for idx in reversed(chosen_at):
             del queue[idx]
-            del self._sizes.codes[idx]
+            self._sizes.remove(idx)
 
     # ------------------------------------------------------------------ the reservation
 
@@ -541,3 +592,17 @@ def _widest(free: FreeList) -> int:
             widest = space.hi - space.lo + 1
         space = space.next
     return widest
+
+
+def _after_ends(ends: list[float], end: float) -> int:
+    """`bisect.bisect_right(ends, end)`, as a loop the compiler turns into C (a call to the
+    bisect module from compiled code costs more than the few steps over a short list)."""
+    lo = 0
+    hi = len(ends)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if end < ends[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
