@@ -268,7 +268,7 @@ def _fast_reply(reply: Any, sent_now: float) -> Reply | None:
     if now != known and not _reads_back(now):
         return None
     if not events:
-        return Reply(now=now, decisions=())
+        return Reply(now, ())
     decisions = []
     for event in events:
         if type(event) is not dict or len(event) != 3 or event.get("type") != "EXECUTE_JOB":
@@ -288,16 +288,15 @@ def _fast_reply(reply: Any, sent_now: float) -> Reply | None:
                 ids = intervalset.parse(alloc)
             except ValueError:
                 return None  # (the generic reading names the culprit)
-        decisions.append(ExecuteJob(timestamp=ts, job_id=job_id, alloc=ids))
-    return Reply(now=now, decisions=tuple(decisions))
+        decisions.append(ExecuteJob(ts, job_id, ids))
+    return Reply(now, tuple(decisions))
 
 
 def _contiguous(text: str) -> range | None:
     """The ids of a one-token interval set `a-b` or `a` (pybatsim's usual allocation) as a
     range, when `intervalset.parse` accepts it; None for anything else (parse decides)."""
     lo, sep, hi = text.partition("-")
-    if not lo.isdecimal() or (sep and not hi.isdecimal()) or not lo.isascii() \
-            or not hi.isascii():
+    if not lo.isdecimal() or (sep and not hi.isdecimal()):  # (then int() reads them, as parse)
         return None
     a = int(lo)
     b = int(hi) if sep else a
