@@ -148,7 +148,7 @@ def _split_child(args: list[str], prefix: str) -> None:
     print(line("the rest (load, kernel, outputs)", total - spent["exchange"]))
     alone = _pybatsim_alone(messages)
     print(line("pybatsim alone, replaying the run's messages", alone))
-    print(line("ours alone, building them and reading replies", _ours_alone(messages)))
+    print(line("ours alone (messages built, replies read)", _ours_alone(messages)))
 
 
 def _ours_alone(messages: list) -> float:
