@@ -145,6 +145,32 @@ def _row(r: JobRecord, printed: tuple | None) -> str:
     return _ROW % _fields(r, printed)
 
 
+def _flat_fields(chunk: Sequence[JobRecord], printed: Sequence[list]) -> list:
+    """The values of `_ROW` for every row of `chunk` (jobs that all ran), row after row: the
+    same values `_fields` gives, laid out column by column in C-level slice assignments."""
+    n = len(chunk)
+    width = _ROW.count("%")
+    flat: list = [None] * (width * n)
+    jobs = [r.job for r in chunk]
+    flat[0::width] = [j.name for j in jobs]
+    flat[1::width] = [j.workload for j in jobs]
+    flat[2::width] = [j.profile for j in jobs]
+    flat[3::width] = [j.subtime for j in jobs]
+    flat[4::width] = [j.res for j in jobs]
+    flat[5::width] = [j.walltime for j in jobs]
+    states = [r.final_state for r in chunk]
+    flat[6::width] = [1 if s == "COMPLETED_SUCCESSFULLY" else 0 for s in states]
+    flat[7::width] = states
+    flat[8::width] = [r.starting_time for r in chunk]
+    for k, column in enumerate(printed):
+        flat[9 + k::width] = column
+    flat[14::width] = [intervalset.format(r.alloc) for r in chunk]
+    flat[15::width] = ["-1.000000" if r.consumed_energy is None else ld_text(r.consumed_energy)
+                       for r in chunk]
+    flat[16::width] = [r.metadata for r in chunk]
+    return flat
+
+
 def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     """Write the whole file (header included); return the metrics schedule.csv needs.
 
@@ -163,14 +189,14 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
             chunk = [_quoted(r) for r in chunk]  # rare: one C-level scan decides
         n = sum(1 for r in chunk if r.final_state != "REJECTED")
         with np.errstate(over="ignore"):  # a long double beyond the doubles prints inf
-            printed = zip(*(c[j:j + n].astype(float).tolist() for c in columns), strict=True)
+            printed = [c[j:j + n].astype(float).tolist() for c in columns]
         j += n
         if n == len(chunk):
-            flat = chain.from_iterable(map(_fields, chunk, printed))
-            out.write((_ROW * n) % tuple(flat))
+            out.write((_ROW * n) % tuple(_flat_fields(chunk, printed)))
         else:
+            rows = iter(zip(*printed, strict=True))
             out.write("".join(
-                _row(r, None if r.final_state == "REJECTED" else next(printed)) for r in chunk
+                _row(r, None if r.final_state == "REJECTED" else next(rows)) for r in chunk
             ))
     return times
 

@@ -22,6 +22,7 @@ import numpy as np
 from batsim_py.errors import PlatformError, SimulationError
 
 LD = np.longdouble
+_MANY = 16  # hosts read at once from which `total` updates them in numpy
 
 
 def parse_wattage(host: str, text: str, nb_pstates: int,
@@ -107,13 +108,19 @@ class HostEnergy:
                                               network.platform.path)
         self.speeds = [list(network.platform.hosts[name].speeds) for name in network.host_names]
         self.cores = [network.platform.hosts[name].cores for name in network.host_names]
-        self.energy = [0.0] * n
-        self.last = [0.0] * n
+        # Per host (numpy arrays, so that the hosts of a trace row update at once): joules,
+        # date of the last update, and the pstate saved then.
+        self.energy = np.zeros(n)
+        self.last = np.zeros(n)
         # SimGrid 3.32 seals every host twice (at its end tag, where the XML `pstate` is
         # applied, and again when its zone is sealed); the second seal re-creates the plugin's
         # record with pstate 0. Until a host's first update its joules are therefore charged at
         # pstate 0's wattage and speed, whatever its initial pstate (oracle-checked).
-        self.saved_pstate = [0] * n
+        self.saved_pstate = np.zeros(n, dtype=np.int64)
+        self._tables: tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None = None
+        self._index: tuple[object, np.ndarray] = ((), np.zeros(0, dtype=np.int64))
+        self._wattmin: tuple[object, list[int], LD] = ((), [], LD(0))
+        self._pstates: tuple[list[int], np.ndarray] = ([], np.zeros(0, dtype=np.int64))
 
     def update(self, h: int) -> None:
         """`HostEnergy::update`: charge the interval since the last update, save the pstate.
@@ -121,21 +128,22 @@ class HostEnergy:
         SimGrid calls it unconditionally on a pstate change and as a single-host execution
         starts; see `action_ended` for the other update points."""
         now = self.engine.now
-        if self.last[h] < now:
+        last = float(self.last[h])
+        if last < now:
             power = self._power(h)
-            joules = self.energy[h] + power * (now - self.last[h])
+            joules = float(self.energy[h]) + power * (now - last)
             if not joules < math.inf:
                 raise SimulationError(
                     f"at t={now!r} the consumed energy of host {self.network.host_names[h]} "
-                    f"overflows ({power!r} W for {now - self.last[h]!r} s after "
-                    f"{self.energy[h]!r} J): joules beyond the floats cannot be written")
+                    f"overflows ({power!r} W for {now - last!r} s after "
+                    f"{float(self.energy[h])!r} J): joules beyond the floats cannot be written")
             self.energy[h] = joules
             self.last[h] = now
         self.saved_pstate[h] = self.network.pstate[h]
 
     def _power(self, h: int) -> float:
         """Watts drawn by host h since its last update (its saved pstate, its current load)."""
-        p = self.saved_pstate[h]
+        p = int(self.saved_pstate[h])
         speed = self.speeds[h][p]
         if speed <= 0:
             load = 1.0
@@ -151,9 +159,10 @@ class HostEnergy:
         """Joules of host h up to now, without updating it: what user code may read (an
         update is an update point of SimGrid's plugin, and would change later joules)."""
         now = self.engine.now
-        if self.last[h] < now:
-            return self.energy[h] + self._power(h) * (now - self.last[h])
-        return self.energy[h]
+        last = float(self.last[h])
+        if last < now:
+            return float(self.energy[h]) + self._power(h) * (now - last)
+        return float(self.energy[h])
 
     def action_ended(self, h: int) -> None:
         """An action using h's CPU changed state (ended, was cancelled): SimGrid updates only
@@ -167,17 +176,87 @@ class HostEnergy:
         (so a read at the date of the last update does not save the current pstate)."""
         if self.last[h] < self.engine.now:
             self.update(h)
-        return self.energy[h]
+        return float(self.energy[h])
 
     def total(self, hosts: Iterable[int]) -> LD:
-        """Sum of the consumed joules of `hosts`, in long double as Batsim adds them."""
-        total = LD(0)
-        for h in hosts:
-            total += LD(self.consumed(h))
-        return total
+        """Sum of the consumed joules of `hosts` (each read as `consumed` reads it), in long
+        double as Batsim adds them.
+
+        Batsim reads every machine's joules at each energy trace row, twice per job: many
+        hosts are then updated at once (`_update_many`, numpy, the same operations host by
+        host) and added up by one sequential long double accumulation."""
+        known, index = self._index
+        if hosts is not known:  # (a trace row passes the same tuple of all its hosts)
+            hosts = hosts if type(hosts) in (list, tuple) else list(hosts)
+            if len(hosts) < _MANY:
+                total = LD(0)
+                for h in hosts:
+                    total += LD(self.consumed(h))
+                return total
+            index = np.array(hosts, dtype=np.int64)
+            if type(hosts) is tuple:
+                self._index = (hosts, index)
+        stale = index[self.last[index] < self.engine.now]
+        if len(stale):
+            self._update_many(stale, self.engine.now)
+        return np.add.accumulate(self.energy[index].astype(LD))[-1]
+
+    def _update_many(self, hosts: np.ndarray, now: float) -> None:
+        """`update` of every host of `hosts` (each last updated before `now`), vectorised:
+        `_power` and the charge of its interval in the same double operations, elementwise."""
+        if self._tables is None:
+            width = max(len(w) for w in self.watts)
+            watts = np.zeros((len(self.watts), width, 3))
+            speeds = np.ones((len(self.watts), width))
+            for h, (w, v) in enumerate(zip(self.watts, self.speeds, strict=True)):
+                watts[h, :len(w)] = w
+                speeds[h, :len(v)] = v
+            self._tables = (watts, speeds, np.array(self.cores, dtype=np.float64),
+                            bool((speeds > 0).all()))
+        watts, speeds, cores, positive = self._tables
+        pstate = self.saved_pstate[hosts]
+        loads = self.engine.cpu_loads()
+        if not loads and positive:  # no task computes: every load is 0, the power idle
+            power = watts[hosts, pstate, 0]
+        else:
+            speed = speeds[hosts, pstate]
+            raw = np.array([loads.get(h, 0.0) for h in hosts.tolist()])
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                load = raw / speed / cores[hosts]
+                load = np.where(speed <= 0, 1.0, load)
+                load = np.where(load > 1, 1.0, load)
+                w = watts[hosts, pstate]
+                idle, eps, full = w[:, 0], w[:, 1], w[:, 2]
+                power = np.where(load > 0, eps + load * (full - eps), idle)
+        with np.errstate(over="ignore", invalid="ignore"):
+            joules = self.energy[hosts] + power * (now - self.last[hosts])
+        if not joules.max() < math.inf:  # (a nan too)
+            k = int(np.flatnonzero(~(joules < math.inf))[0])
+            h = int(hosts[k])
+            raise SimulationError(
+                f"at t={now!r} the consumed energy of host {self.network.host_names[h]} "
+                f"overflows ({float(power[k])!r} W for {now - float(self.last[h])!r} s after "
+                f"{float(self.energy[h])!r} J): joules beyond the floats cannot be written")
+        self.energy[hosts] = joules
+        self.last[hosts] = now
+        current = self.network.pstate
+        known, array = self._pstates
+        if current != known:
+            array = np.array(current, dtype=np.int64)
+            self._pstates = (list(current), array)
+        self.saved_pstate[hosts] = array[hosts]
 
     def wattmin(self, hosts: Iterable[int]) -> LD:
-        total = LD(0)
-        for h in hosts:
-            total += LD(self.watts[h][self.network.pstate[h]][1])
-        return total
+        """Sum of the Epsilon watts of `hosts` at their current pstates (long double); the
+        last sum is reused while the pstates stay the same (a trace row asks at every job
+        start and end)."""
+        pstate = self.network.pstate
+        known, pstates, value = self._wattmin
+        if hosts is known and pstate == pstates:
+            return value
+        hosts = hosts if type(hosts) in (list, tuple) else list(hosts)
+        values = [self.watts[h][pstate[h]][1] for h in hosts]
+        value = np.add.accumulate(np.array(values).astype(LD))[-1] if values else LD(0)
+        if type(hosts) is tuple:  # (immutable: the same object holds the same hosts)
+            self._wattmin = (hosts, list(pstate), value)
+        return value

@@ -18,7 +18,7 @@ LD = np.longdouble
 class EnergyTrace:
     def __init__(self, hosts: HostEnergy, machine_hosts: Sequence[int]) -> None:
         self.hosts = hosts
-        self.machine_hosts = list(machine_hosts)  # host index of each machine id
+        self.machine_hosts = tuple(machine_hosts)  # host index of each machine id
         self.rows: list[str] = []
         self.pstate_rows: list[str] = []
         self._last_date = LD(0)

@@ -284,6 +284,22 @@ class Engine:
                     load += flops[k] * rate
         return load
 
+    def cpu_loads(self) -> dict[int, float]:
+        """`cpu_load` of every host with a task on its CPU (the others: 0.0), in one pass over
+        the tasks: each host's sum has the same terms in the same order as `cpu_load`'s."""
+        tasks = [a for a in self._actions if a.kind == TASK and a.enabled]
+        tasks.sort(key=_enable_seq_of, reverse=True)
+        loads: dict[int, float] = {}
+        for a in tasks:
+            rate = a.rate
+            hosts = a.row.cpu_hosts.tolist()
+            flops = a.row.cpu_flops.tolist()
+            for k in range(len(hosts) - 1, -1, -1):
+                if flops[k] > 0.0:
+                    h = hosts[k]
+                    loads[h] = loads.get(h, 0.0) + flops[k] * rate
+        return loads
+
     def set_speed(self, host: int, core_speed: float) -> None:
         """A host changed pstate: its CPU capacity and the bounds of the tasks on it change."""
         tasks = [a for a in self._actions if a.kind == TASK and host in a.row.cpu_hosts]

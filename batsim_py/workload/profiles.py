@@ -8,6 +8,7 @@ the reader, which sees every profile and job.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -38,6 +39,7 @@ from batsim_py.workload.model import (
 )
 from batsim_py.workload.v5_profiles import V5_TYPES, as_v4
 
+_BIG = 2**1023  # integers beyond a double's range go through the general path, which refuses them
 _Parser = Callable[[str, str, Mapping[str, Any], int, str], Profile]
 
 
@@ -166,6 +168,11 @@ def parse_profile(
     `source`). The original object is kept as `description` because Batsim forwards it to
     the scheduler verbatim.
     """
+    if type(obj) is dict and obj.get("type") == "delay":  # the common case, fast
+        delay, ret = obj.get("delay"), obj.get("ret", 0)
+        if type(ret) is int and ((type(delay) is float and 0.0 < delay < math.inf)
+                                 or (type(delay) is int and 0 < delay < _BIG)):
+            return DelayProfile(name, ret, obj, float(delay))
     where = f"{source}: profile '{name}'"
     if type(obj) is not dict:
         require_object(where, obj)

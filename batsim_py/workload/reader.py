@@ -132,9 +132,9 @@ def parse_workload(
     }
     jobs = tuple(parse_job(obj, workload=name, source=source, owned=owned) for obj in raw_jobs)
 
-    _check_jobs(jobs, profiles, source)
+    used = _check_jobs(jobs, profiles, source)
     _check_references(profiles, source)
-    kept = _reachable(jobs, profiles)
+    kept = _reachable(used, profiles)
     return Workload(
         name=name,
         path=path,
@@ -144,7 +144,16 @@ def parse_workload(
     )
 
 
-def _check_jobs(jobs: tuple[Job, ...], profiles: Mapping[str, Profile], source: str) -> None:
+def _check_jobs(jobs: tuple[Job, ...], profiles: Mapping[str, Profile], source: str) -> set[str]:
+    """Raise the first error in job order; return the names of the profiles the jobs use.
+
+    A workload of tens of thousands of jobs is checked a few C-level passes at a time (distinct
+    ids, the distinct profile names defined, none of them `parallel`); only a workload that
+    fails one of them is walked job by job, to name the first job at fault."""
+    used = {job.profile for job in jobs}
+    if (len({job.id for job in jobs}) == len(jobs) and used.issubset(profiles.keys())
+            and not any(isinstance(profiles[p], ParallelProfile) for p in used)):
+        return used
     seen: set[str] = set()
     for job in jobs:
         if job.id in seen:
@@ -163,6 +172,7 @@ def _check_jobs(jobs: tuple[Job, ...], profiles: Mapping[str, Profile], source: 
                 f"{source}: job {job.id}: res = {job.res} but its parallel profile "
                 f"'{profile.name}' has {len(profile.cpu)} cpu values; they must be equal"
             )
+    return used
 
 
 def _references(profile: Profile) -> tuple[str, ...]:
@@ -183,9 +193,10 @@ def _check_references(profiles: Mapping[str, Profile], source: str) -> None:
                 )
 
 
-def _reachable(jobs: tuple[Job, ...], profiles: Mapping[str, Profile]) -> set[str]:
+def _reachable(used: set[str], profiles: Mapping[str, Profile]) -> set[str]:
+    """The profiles that the jobs use (`used`) and those they reference, recursively."""
     kept: set[str] = set()
-    stack = list({job.profile for job in jobs})
+    stack = list(used)
     while stack:
         pname = stack.pop()
         if pname in kept:
