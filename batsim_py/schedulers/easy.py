@@ -188,7 +188,7 @@ class EasyBackfill(DecisionProcess):
             out.append(RejectJob(now, job.id))
             return
         job_id = job.id
-        record = _Job(job_id, req, job.description.get("walltime", -1))
+        record = _Job(job_id, req, job.walltime)
         self._jobs[job_id] = record
         self._waiting.append(record)
         self._sizes.push(req)

@@ -89,9 +89,10 @@ class SchedLayerScheduler(DecisionProcess):
         for event in events:
             if isinstance(event, JobSubmitted):
                 job = event.job
-                deps = job.description.get("deps", [])
-                record = SchedJob(job.id, job.res, job.description.get("walltime", -1),
-                                  job.description.get("subtime", job.subtime),
+                desc = job.description  # (rebuilt at each read: read it once)
+                deps = desc.get("deps", [])
+                record = SchedJob(job.id, job.res, desc.get("walltime", -1),
+                                  desc.get("subtime", job.subtime),
                                   tuple(str(d) for d in deps) if isinstance(deps, list) else (),
                                   len(self.jobs))
                 self.jobs[job.id] = record

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,18 @@ from batsim_py.workload._fields import (
     string,
     type_name,
 )
-from batsim_py.workload.model import Job
+from batsim_py.workload.model import (
+    FLOAT_SUBTIME,
+    FLOAT_WALLTIME,
+    ID,
+    INT_SUBTIME,
+    INT_WALLTIME,
+    OTHER,
+    PROFILE,
+    RES,
+    Job,
+    JobShape,
+)
 
 _BANGS = re.compile(r"!+")
 _BIG = 2**1023  # integers beyond a double's range go through number(), which refuses them
@@ -78,10 +90,11 @@ def job_identifier(raw: Any, *, workload: str, where: str) -> tuple[str, str]:
 def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool = False) -> Job:
     """Validate a job of workload `workload` read from file `source`.
 
-    `description` is the original object with "id" replaced by the full identifier, key order
-    and JSON number types preserved, because that is what Batsim forwards to the scheduler.
-    `owned`: `obj` was parsed for this job alone and becomes the description itself (no copy:
-    a million-job workload keeps a million of them).
+    Its `description` is the original object with "id" replaced by the full identifier, key
+    order and JSON number types preserved, because that is what Batsim forwards to the
+    scheduler; the job keeps only what it takes to rebuild it (`_json_form`), not the object.
+    `owned` is accepted for callers that pass objects parsed for the job alone; either way
+    nothing of `obj` but its extra values is kept.
     """
     if type(obj) is not dict and not isinstance(obj, Mapping):
         raise WorkloadError(f"{source}: a job must be a JSON object, got {type_name(obj)}")
@@ -109,14 +122,56 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool
     profile = obj.get("profile")
     if type(profile) is not str:
         profile = string(f"{source}: job {full_id}", obj, "profile")
+    profile = sys.intern(profile)  # one string per profile, not one per job
 
     mapping = obj.get("smpi_ranks_to_hosts_mapping")
     if mapping is not None:
         _check_rank_mapping(f"{source}: job {full_id}", mapping, res)
 
-    description = obj if owned and type(obj) is dict else dict(obj)
-    description["id"] = full_id  # same key position: dict assignment keeps insertion order
-    return Job(full_id, wl, name, float(subtime), float(walltime), res, profile, description)
+    return Job(full_id, wl, name, float(subtime), float(walltime), res, profile,
+               _json_form(obj, res, profile))
+
+
+# The shapes met so far, by (keys, codes of subtime, walltime, res, profile): most workloads
+# have one or a few. Bounded, for processes that read many different workloads.
+_SHAPES: dict[tuple[Any, ...], tuple[JobShape, tuple[str, ...]]] = {}
+_MAX_SHAPES = 4096
+
+
+def _number_code(value: Any, as_float: int, as_int: int) -> int:
+    """How a job rebuilds the JSON number `value` from its float field: `as_float` when it was
+    a float, `as_int` when an integer the float holds exactly, else OTHER (kept as it is)."""
+    if type(value) is float:
+        return as_float
+    if type(value) is int and float(value) == value:
+        return as_int
+    return OTHER
+
+
+def _json_form(obj: Mapping[str, Any], res: int, profile: str) -> Any:
+    """What a job keeps of its JSON object `obj` (see `Job.json_form`): its shared JobShape,
+    with the values of the keys the job's fields cannot give back, if any."""
+    keys = tuple(obj)
+    sub = _number_code(obj["subtime"], FLOAT_SUBTIME, INT_SUBTIME)
+    wall = (_number_code(obj["walltime"], FLOAT_WALLTIME, INT_WALLTIME) if "walltime" in obj
+            else OTHER)
+    raw_res = obj["res"]
+    res_code = RES if type(raw_res) is int and raw_res == res else OTHER
+    prof_code = PROFILE if obj["profile"] == profile and type(obj["profile"]) is str else OTHER
+    key = (keys, sub, wall, res_code, prof_code)
+    known = _SHAPES.get(key)
+    if known is None:
+        codes = {"id": ID, "subtime": sub, "walltime": wall, "res": res_code,
+                 "profile": prof_code}
+        shape = JobShape(keys, tuple(codes.get(k, OTHER) for k in keys))
+        others = tuple(k for k, c in zip(shape.keys, shape.codes, strict=True) if c == OTHER)
+        if len(_SHAPES) >= _MAX_SHAPES:
+            _SHAPES.clear()
+        known = _SHAPES[key] = (shape, others)
+    shape, others = known
+    if not others:
+        return shape
+    return (shape, tuple([obj[k] for k in others]))
 
 
 def _check_rank_mapping(where: str, mapping: Any, res: int) -> None:

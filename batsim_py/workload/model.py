@@ -1,8 +1,11 @@
 """The records a workload is made of: jobs and profiles, as validated from the input files.
 
-They cross every boundary (engine, schedulers, protocol), so they are small immutable records. The
-original JSON object of each job and profile is kept (`description`) because Batsim forwards it
-to the scheduler verbatim (key order and integer/float types preserved).
+They cross every boundary (engine, schedulers, protocol), so they are small immutable records.
+Batsim forwards each job's and profile's original JSON object to the scheduler verbatim (key
+order and integer/float types preserved): a profile keeps it (`description`); a job read from a
+file keeps only how to rebuild it (`JobShape`, shared by the jobs whose objects have the same
+keys and number types, and the values of its other keys), because a million such objects
+would take most of a large run's memory (750 MB of 1.4 GB for a million jobs).
 """
 
 from __future__ import annotations
@@ -10,6 +13,49 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+# How a JobShape rebuilds the value of one key of a job's JSON object.
+ID = 0  # the job's full id ("w0!1"), as Batsim rewrites it
+FLOAT_SUBTIME = 1  # `subtime` as the float it was
+INT_SUBTIME = 2  # `subtime` as the integer it was (exactly a double's value)
+FLOAT_WALLTIME = 3
+INT_WALLTIME = 4
+RES = 5
+PROFILE = 6
+OTHER = 7  # the next value of the job's own extra values
+
+
+@dataclass(frozen=True, slots=True)
+class JobShape:
+    """The layout of the JSON objects of jobs: their keys in order and, for each, where its value
+    comes from (the job's fields or its extra values). Shared by every job of that layout."""
+
+    keys: tuple[str, ...]
+    codes: tuple[int, ...]  # ID, FLOAT_SUBTIME ... OTHER, one per key
+
+    def build(self, job: Job, extra: tuple[Any, ...]) -> dict[str, Any]:
+        """The JSON object of `job` (whose extra values are `extra`), as it was read."""
+        obj: dict[str, Any] = {}
+        other = 0
+        for key, code in zip(self.keys, self.codes, strict=True):
+            if code == OTHER:
+                obj[key] = extra[other]
+                other += 1
+            elif code == ID:
+                obj[key] = job.id
+            elif code == PROFILE:
+                obj[key] = job.profile
+            elif code == RES:
+                obj[key] = job.res
+            elif code == INT_SUBTIME:
+                obj[key] = int(job.subtime)
+            elif code == FLOAT_SUBTIME:
+                obj[key] = job.subtime
+            elif code == INT_WALLTIME:
+                obj[key] = int(job.walltime)
+            else:
+                obj[key] = job.walltime
+        return obj
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -24,7 +70,35 @@ class Job:
     walltime: float  # -1.0 means no walltime
     res: int
     profile: str  # profile name, in the same workload
+    # The job's JSON object, as Batsim forwards it (id rewritten to the full id, key order and
+    # number types as read). Given as a Mapping, it is kept as is; a job read from a file is
+    # given, and keeps, only how to rebuild it (`json_form`): reading `description` then
+    # rebuilds the object (a new dict at each read: read it once per use).
     description: Mapping[str, Any] = field(compare=False, repr=False)
+
+    @property
+    def json_form(self) -> Any:
+        """What the job keeps of its JSON object: the Mapping itself, or its JobShape, or a
+        pair (JobShape, tuple of the values of its OTHER keys)."""
+        return _DESCRIPTION_SLOT.__get__(self, Job)
+
+
+# `description` reads its slot through this property (a dataclass field cannot be a property
+# itself; the constructor, `replace` and pickling still see a plain field named description).
+_DESCRIPTION_SLOT: Any = Job.__dict__["description"]
+
+
+def _description(job: Job) -> Mapping[str, Any]:
+    form = _DESCRIPTION_SLOT.__get__(job, Job)
+    if type(form) is JobShape:
+        return form.build(job, ())
+    if type(form) is tuple:
+        return form[0].build(job, form[1])
+    return form  # type: ignore[no-any-return]
+
+
+setattr(Job, "description", property(_description, _DESCRIPTION_SLOT.__set__,  # noqa: B010
+                                      doc="The job's JSON object (see the field's comment)."))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,105 @@
+"""Memory kept per job must not creep back up: a million-job run has to stay under 1 GB
+(benchmarks/bench_million.py), so every byte a job keeps costs a megabyte there.
+
+The bounds come from tracemalloc measurements of this code (the figures are in each test, a
+margin of about 25% on top); a change that keeps, say, each job's JSON object again (400 bytes
+more per job) or a per-job dict fails them. Measured on Python 3.11 x86-64: the sizes of
+objects differ on other builds, so the tests only run there.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import struct
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from batsim_py.workload.generate import generate_delay_workload
+from batsim_py.workload.reader import load_workload
+
+ROOT = Path(__file__).resolve().parents[2]
+NB_JOBS = 20_000
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info[:2] != (3, 11) or struct.calcsize("P") != 8,
+    reason="the bounds were measured with CPython 3.11 on a 64-bit build",
+)
+
+
+def _workload(tmp_path: Path, nb_res: int) -> Path:
+    path = tmp_path / "w.json"
+    # (runtimes up to 600 s: a few hundred profiles, whose share per job is then small)
+    workload = generate_delay_workload(NB_JOBS, nb_res, seed=3, load=0.7, max_runtime=600)
+    path.write_text(json.dumps(workload))
+    return path
+
+
+def _kept_by(load: object) -> tuple[object, float]:
+    """What calling `load()` keeps alive, in bytes per job (and its result)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        result = load()  # type: ignore[operator]
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    return result, kept / NB_JOBS
+
+
+def test_a_loaded_job_keeps_little(tmp_path: Path) -> None:
+    """Measured 275 bytes per job (the Job and its two floats 144, its id 57 and name 54, the
+    profiles' share); 562 when each job kept its JSON object."""
+    path = _workload(tmp_path, 128)
+    workload, per_job = _kept_by(lambda: load_workload(str(path), "w0"))
+    assert len(workload.jobs) == NB_JOBS  # type: ignore[attr-defined]
+    assert per_job < 340, f"a loaded job keeps {per_job:.0f} bytes"
+
+
+@pytest.mark.slow
+def test_a_simulated_job_keeps_little(tmp_path: Path) -> None:
+    """A whole in-process EASY run (batsim timing, every output recorded), measured at the
+    moment the outputs are about to be written, when the run keeps the most: 697 bytes per
+    job on 128 hosts (1,089 when each job kept its JSON object)."""
+    from batsim_py.decision.inprocess import InProcess
+    from batsim_py.run import RunSpec, build_simulation, execute
+    from batsim_py.schedulers import get_scheduler
+    from batsim_py.sim.options import Options
+
+    path = _workload(tmp_path, 128)
+    spec = RunSpec(str(ROOT / "platforms" / "cluster128.xml"), [str(path)],
+                   Options(export_prefix=str(tmp_path / "out")))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        sim = build_simulation(spec, InProcess(get_scheduler("easy")))
+        write = sim.on_end
+        seen: list[int] = []
+
+        def on_end() -> None:
+            seen.append(tracemalloc.get_traced_memory()[0])
+            tracemalloc.stop()  # (writing the outputs under tracemalloc would be slow)
+            if write is not None:
+                write()
+
+        run = sim.run
+
+        def run_and_measure() -> None:
+            nonlocal write
+            write = sim.on_end
+            sim.on_end = on_end
+            run()
+
+        sim.run = run_and_measure  # type: ignore[method-assign]
+        execute(sim, spec, 0.0)
+    finally:
+        tracemalloc.stop()
+    assert len(sim.job_records) == NB_JOBS
+    per_job = (seen[0] - before) / NB_JOBS
+    assert per_job < 870, f"a simulated job keeps {per_job:.0f} bytes"
