@@ -14,6 +14,7 @@ import logging
 import time as wallclock
 from collections import ChainMap, deque
 from collections.abc import Callable, Generator, Sequence
+from functools import partial
 from typing import Any
 
 from batsim_py import intervalset
@@ -25,11 +26,21 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import io_job
+from batsim_py.sim import express, io_job
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
-from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
+from batsim_py.sim.engine import (
+    EXEC,
+    GET,
+    PUT,
+    SLEEP_UNTIL,
+    SPAWN,
+    SPAWN_THEN,
+    Actor,
+    Engine,
+    scripted,
+)
 from batsim_py.sim.engine import SLEEP as SLEEP_REQUEST
 from batsim_py.sim.jobs import JobRun, final_state, job_process
 from batsim_py.sim.machines import (
@@ -149,6 +160,7 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
+        self.kernel = "general"  # or "express": the lean --timing ideal ran (sim/express.py)
 
     @property
     def static_ids(self) -> set[str]:
@@ -240,20 +252,34 @@ class Simulation:
         spawns = self._spawns
         get = (GET,)
         pending = mailbox.queue  # Batsim's mailbox_empty check: is a message posted already?
+        # The next receive, or the last spawn of a handling merged with it (SPAWN_THEN): the
+        # server, resumed after that spawn, would only find itself not ready to call the
+        # scheduler (sched_ready is False) and receive again, so the engine does it.
+        receive: tuple = get
         while not self.end_acknowledged:
-            msg = yield get
+            msg = yield receive
+            receive = get
             handlers[msg[0]](msg)
             if spawns:
-                for request, run in spawns:
+                last = len(spawns) - 1
+                for i, (request, run) in enumerate(spawns):
+                    if i == last and not self.sched_ready:
+                        child = Actor(request[1], request[2], request[3])
+                        if run is not None:
+                            run.actor = child
+                        receive = (SPAWN_THEN, child, get)
+                        break
                     child = yield request
                     if run is not None:
                         run.actor = child  # the job whose executor this is
                 spawns.clear()
+                if receive is not get:
+                    continue
             if self.sched_ready and not self.end_acknowledged and not pending:
                 if self.events:
                     if self.options.end_in_last_batch and not self.end_sent:
                         self.end_with_batch()
-                    yield self.send_to_scheduler()
+                    receive = (SPAWN_THEN, self.call_scheduler(), get)
                 elif not self.end_sent:
                     if self.nb_submitters_done == self.nb_submitters and self.everything_done():
                         if self.on_end is not None:
@@ -301,7 +327,17 @@ class Simulation:
                 source.close(auto=True)
 
     def send_to_scheduler(self) -> tuple:
-        """Hand the pending events over: the request creating the request-reply actor."""
+        """Hand the pending events over: the request creating the request-reply actor (the
+        server resumes after it)."""
+        return (SPAWN_THEN, self.call_scheduler(), None)
+
+    def call_scheduler(self) -> Actor:
+        """Hand the pending events over: the request-reply actor, for the server to create."""
+        events = self.take_events()
+        return scripted(partial(self.request_reply, self.engine.now, events), "request-reply")
+
+    def take_events(self) -> list[Any]:
+        """The pending events, for the scheduler now (jobs reported earlier are forgotten)."""
         events, self.events = self.events, []
         if self.signals is not None:
             self.signals.fire("scheduler_called", tuple(events))
@@ -316,10 +352,48 @@ class Simulation:
                 self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
-        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply", "")
+        return events
 
-    def request_reply(self, now: float, events: list[Any]) -> Generator[tuple, Any, None]:
+    def request_reply(self, now: float, events: list[Any]) -> list[tuple] | Generator:
+        """Batsim's request-reply actor: the exchange with the scheduler, then one message per
+        decision at the decision's timestamp, then "ready" at the reply's `now`. Its requests
+        as a list (a scripted actor), or a generator when a decision must be parsed as its
+        message is sent (registrations)."""
+        reply = self.ask(now, events)
+        cost = self.master_cost
+        requests: list[tuple] = []
+        append = requests.append
+        # A date not ahead now never will be (the clock only moves on): no sleep to ask for.
+        clock = self.engine.now
+        for decision in reply.decisions:
+            kind = type(decision)
+            if kind is d.RegisterProfile or kind is d.RegisterJob:
+                return self.reply_messages(reply)
+            if decision.timestamp > clock:
+                append((SLEEP_UNTIL, decision.timestamp))
+            append((PUT, ("DECISION", decision), cost))  # (decision_message's other cases)
+        if reply.now > clock:
+            append((SLEEP_UNTIL, reply.now))
+        append((PUT, _SCHED_READY, cost))
+        return requests
+
+    def reply_messages(self, reply: d.Reply) -> Generator[tuple, Any, None]:
+        """The messages of a reply that registers jobs or profiles: each registration is
+        parsed as its turn comes, like Batsim (a registration after NOTIFY
+        registration_finished is refused once that notification was handled)."""
         engine = self.engine
+        cost = self.master_cost
+        for decision in reply.decisions:
+            msg = self.decision_message(decision)
+            if decision.timestamp > engine.now:
+                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
+            yield (PUT, msg, cost)
+        if reply.now > engine.now:
+            yield (SLEEP_REQUEST, reply.now - engine.now)
+        yield (PUT, _SCHED_READY, cost)
+
+    def ask(self, now: float, events: list[Any]) -> d.Reply:
+        """The decision process's reply to one batch (its time counted, its failure named)."""
         t0 = wallclock.perf_counter()
         try:
             reply = self.decision.exchange(now, events)
@@ -337,32 +411,26 @@ class Simulation:
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
-        cost = self.master_cost
         if reply.decisions and type(events[-1]) is ev.SimulationEnds:
             self.decided_after_end = True
-        for decision in reply.decisions:
-            kind = type(decision)
-            msg: tuple = ("DECISION", decision)
-            if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
-                pass
-            elif kind is d.RegisterProfile or kind is d.RegisterJob:
-                # Parsed as soon as the reply is read, like Batsim.
-                check_open(self.options.dynamic_jobs, self.registration_finished,
-                           _name(decision))
-                if kind is d.RegisterProfile:
-                    register_profile(decision, self.profiles_of)
-                    msg = ("PROFILE_REGISTERED",)
-                else:
-                    job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
-                                       self.static_ids)
-                    self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
-                    msg = ("REGISTERED", job)
-            if decision.timestamp > engine.now:
-                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
-            yield (PUT, msg, cost)
-        if reply.now > engine.now:
-            yield (SLEEP_REQUEST, reply.now - engine.now)
-        yield (PUT, ("SCHED_READY",), cost)
+        return reply
+
+    def decision_message(self, decision: Any) -> tuple:
+        """What the request-reply actor posts to the server for one decision (registrations
+        are parsed as the reply is read, like Batsim)."""
+        kind = type(decision)
+        if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
+            return ("DECISION", decision)
+        if kind is d.RegisterProfile or kind is d.RegisterJob:
+            check_open(self.options.dynamic_jobs, self.registration_finished, _name(decision))
+            if kind is d.RegisterProfile:
+                register_profile(decision, self.profiles_of)
+                return ("PROFILE_REGISTERED",)
+            job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
+                               self.static_ids)
+            self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
+            return ("REGISTERED", job)
+        return ("DECISION", decision)
 
     def simulation_begins(self) -> ev.SimulationBegins:
         o = self.options
@@ -566,7 +634,9 @@ class Simulation:
 
     def execute_job(self, decision: d.ExecuteJob) -> None:
         now = self.engine.now
-        run = self.job_for(decision, decision.job_id)
+        run = self.runs.get(decision.job_id)
+        if run is None:
+            run = self.job_for(decision, decision.job_id)  # (raises the error)
         if run.state != "SUBMITTED":
             where = _execute_where(decision, now)
             raise SchedulerError(
@@ -581,9 +651,9 @@ class Simulation:
                 and self.machine_states.state.count(IDLE, lo, hi) == n):
             # Not a block of idle machines (the usual case, where nothing runs): check each.
             self._check_machines(alloc, _execute_where(decision, now))
-        executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
-        profiles = self.profiles_of[run.job.workload]
-        if executors != run.job.res and not _is_total(run.profile, profiles):
+        executors = len(decision.mapping) if decision.mapping is not None else n
+        if executors != run.job.res and not _is_total(
+                run.profile, self.profiles_of[run.job.workload]):
             raise SchedulerError(
                 f"{_execute_where(decision, now)}: the job requests {run.job.res} machines but "
                 f"{executors} were given "
@@ -603,9 +673,13 @@ class Simulation:
         run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host, run)
+        self.spawn_job(run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
+
+    def spawn_job(self, run: JobRun) -> None:
+        """The job's executor (sim/express.py replaces this on its simulations)."""
+        self.spawn(job_process(self, run), run.job.id, run.host, run)
 
     def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
         if decision.mapping is not None or decision.storage_mapping is not None:
@@ -848,7 +922,8 @@ class Simulation:
         if self.paje is not None and return_code in (-1, -2):
             self.paje.job_killed(run.job.id, run.alloc, now)
         self.machine_states.job_ends(run.alloc, now)
-        self.paje_job_ends(run, now)
+        if self.paje is not None:
+            self.paje_job_ends(run, now)
         run.end_time = now
         if self.energy_trace is not None:
             self.job_energy_end(run, now)
@@ -885,6 +960,10 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
+        if express.choose(self):  # --timing ideal without the actor machinery, if it covers
+            express.run(self)
+            self.check_ended()
+            return
         sources = self.user_sources
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
@@ -913,6 +992,11 @@ class Simulation:
             hook()
         if self.stopped:
             return
+        self.check_ended()
+
+    def check_ended(self) -> None:
+        """Nothing can happen any more: the run is over, or stalled (an error naming why)."""
+        engine = self.engine
         if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
             raise SchedulerError(
@@ -930,6 +1014,9 @@ class Stopped(Exception):  # noqa: N818 - a request, not an error
 def _execute_where(decision: d.ExecuteJob, now: float) -> str:
     """How an error names an EXECUTE_JOB (built only when there is an error)."""
     return f"EXECUTE_JOB of job '{decision.job_id}' at t={now:f}"
+
+
+_SCHED_READY = ("SCHED_READY",)
 
 
 def _ignore(msg: tuple) -> None:
