@@ -34,7 +34,6 @@ COMPILED = (
     "batsim_py.sim.engine",
     "batsim_py.schedulers.freespace",
     "batsim_py.schedulers.easy",
-    "batsim_py.sim.express",
 )
 
 

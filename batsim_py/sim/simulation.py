@@ -26,7 +26,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import express, io_job
+from batsim_py.sim import io_job
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
@@ -160,7 +160,6 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
-        self.kernel = "general"  # or "express": the lean --timing ideal ran (sim/express.py)
 
     @property
     def static_ids(self) -> set[str]:
@@ -678,7 +677,7 @@ class Simulation:
             self.signals.fire("job_started", run.job)
 
     def spawn_job(self, run: JobRun) -> None:
-        """The job's executor (sim/express.py replaces this on its simulations)."""
+        """Start the job's executor, an actor on the host of its lowest machine."""
         self.spawn(job_process(self, run), run.job.id, run.host, run)
 
     def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
@@ -960,10 +959,6 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
-        if express.choose(self):  # --timing ideal without the actor machinery, if it covers
-            express.run(self)
-            self.check_ended()
-            return
         sources = self.user_sources
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
