@@ -34,6 +34,7 @@ COMPILED = (
     "batsim_py.sim.engine",
     "batsim_py.schedulers.freespace",
     "batsim_py.schedulers.easy",
+    "batsim_py.sim.express",
 )
 
 

@@ -19,8 +19,8 @@ is. On our side, the common events (JOB_SUBMITTED, JOB_COMPLETED) are handed ove
 `_message` and the common replies (none, or EXECUTE_JOBs as pybatsim's `execute_job`
 builds them) read by `_fast_reply` without the generic walks; each falls back to the
 generic conversion for anything else, and tests check both give the same values, type for
-type. The one change visible inside pybatsim is `_Message`, whose only effect is that a
-message pybatsim's logger will drop is not turned into text first (docs/schedulers.md).
+type. The changes visible inside pybatsim (`_Message`, `InProcessNetwork.send`) only spare
+the text of log lines its logger drops unseen (docs/schedulers.md).
 
 pybatsim is an optional dependency (it pins old versions of its dependencies, hence
 `--no-deps`); asking for it without it installed is one clear error.
@@ -45,6 +45,7 @@ from batsim_py.wire import read_back, wire_time
 
 PREFIX = "pybatsim:"
 INSTALL = "pip install --no-deps pybatsim==3.2.1 procset sortedcontainers docopt"
+_PYBATSIM_LOGGER = logging.getLogger("batsim.batsim")  # pybatsim's `Batsim` object's logger
 
 
 class InProcessNetwork:
@@ -74,7 +75,16 @@ class InProcessNetwork:
         return msg
 
     def send(self, msg: dict[str, Any]) -> None:
-        self.outbox = msg
+        """Take the reply. pybatsim's next line is `logger.info("Message Sent to Batsim:
+        {}".format(msg))`, the reply's whole text built even when INFO is off; then the
+        reply (a local dict pybatsim never reads again) is emptied once its two members are
+        taken, so that text costs nothing. With INFO on it is left whole: the line is
+        pybatsim's own."""
+        if type(msg) is dict and not _PYBATSIM_LOGGER.isEnabledFor(logging.INFO):
+            self.outbox = dict(msg)
+            msg.clear()
+        else:
+            self.outbox = msg
 
 
 class PybatsimPeer(DecisionProcess):
@@ -172,9 +182,6 @@ def known_schedulers() -> list[str]:
 # ---------------------------------------------------------------------------- the message
 
 
-_PYBATSIM_LOGGER = logging.getLogger("batsim.batsim")  # pybatsim's `Batsim` object's logger
-
-
 class _Message(dict):  # type: ignore[type-arg]
     """A message as pybatsim gets it: a plain dict to every reader, but for one thing.
 
@@ -268,7 +275,7 @@ def _fast_reply(reply: Any, sent_now: float) -> Reply | None:
     if now != known and not _reads_back(now):
         return None
     if not events:
-        return Reply(now=now, decisions=())
+        return Reply(now, ())
     decisions = []
     for event in events:
         if type(event) is not dict or len(event) != 3 or event.get("type") != "EXECUTE_JOB":
@@ -288,16 +295,15 @@ def _fast_reply(reply: Any, sent_now: float) -> Reply | None:
                 ids = intervalset.parse(alloc)
             except ValueError:
                 return None  # (the generic reading names the culprit)
-        decisions.append(ExecuteJob(timestamp=ts, job_id=job_id, alloc=ids))
-    return Reply(now=now, decisions=tuple(decisions))
+        decisions.append(ExecuteJob(ts, job_id, ids))
+    return Reply(now, tuple(decisions))
 
 
 def _contiguous(text: str) -> range | None:
     """The ids of a one-token interval set `a-b` or `a` (pybatsim's usual allocation) as a
     range, when `intervalset.parse` accepts it; None for anything else (parse decides)."""
     lo, sep, hi = text.partition("-")
-    if not lo.isdecimal() or (sep and not hi.isdecimal()) or not lo.isascii() \
-            or not hi.isascii():
+    if not lo.isdecimal() or (sep and not hi.isdecimal()):  # (then int() reads them, as parse)
         return None
     a = int(lo)
     b = int(hi) if sep else a

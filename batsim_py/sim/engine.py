@@ -694,6 +694,34 @@ class Engine:
         _wake_comm(c, self.to_run)
         return True
 
+    # ------------------------------------------- the clock driven from outside
+    # sim/express.py (the lean `--timing ideal`) runs no actors through `run`: it keeps only
+    # the sleeps here, so that its dates carry SimGrid's rounding exactly as `run`'s do.
+    def add_sleep(self, actor: Actor, duration: float, seq: int = -1) -> None:
+        """`actor` sleeps `duration` seconds from now, as if its SLEEP request were handled
+        now; `seq`: its place among same-step completions (-1: created now)."""
+        if seq < 0:
+            self._seq += 1
+            seq = self._seq
+        s = _Sleep(duration, self._k, self.now + duration, seq, actor)
+        actor.action = s
+        heappush(self._sleeps, (s.end, s.seq, s))
+
+    def next_seq(self) -> int:
+        """The creation order of an activity that is not a sleep (a message taking no time)."""
+        self._seq += 1
+        return self._seq
+
+    def sleep_near(self) -> bool:
+        """Whether a sleep may end in a step taken now (`_deliver_instant`'s test): then a
+        message taking no time ends in a real step of zero seconds, with whatever ends in it."""
+        heap = self._sleeps
+        return bool(heap) and heap[0][0] <= self.now + WINDOW
+
+    def step(self) -> bool:
+        """One step of the clock (see `_step`); the woken actors are appended to `to_run`."""
+        return self._step()
+
     def _hosts_of(self, activity: Any) -> list[int]:
         """Host indices an activity runs on (for the energy plugin's update points)."""
         index = self.network.host_index

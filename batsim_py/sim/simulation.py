@@ -25,7 +25,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import io_job
+from batsim_py.sim import express, io_job
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
@@ -150,6 +150,7 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
+        self.kernel = "general"  # or "express": the lean --timing ideal ran (sim/express.py)
 
     @property
     def ended(self) -> dict[str, str]:
@@ -319,6 +320,11 @@ class Simulation:
 
     def send_to_scheduler(self) -> tuple:
         """Hand the pending events over: the request creating the request-reply actor."""
+        events = self.take_events()
+        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply", "")
+
+    def take_events(self) -> list[Any]:
+        """The pending events, for the scheduler now (jobs reported earlier are forgotten)."""
         events, self.events = self.events, []
         if self.signals is not None:
             self.signals.fire("scheduler_called", tuple(events))
@@ -334,10 +340,23 @@ class Simulation:
                 self.engine.drop_task(task)
         self._to_forget.clear()
         self.sched_ready = False
-        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply", "")
+        return events
 
     def request_reply(self, now: float, events: list[Any]) -> Generator[tuple, Any, None]:
         engine = self.engine
+        reply = self.ask(now, events)
+        cost = self.master_cost
+        for decision in reply.decisions:
+            msg = self.decision_message(decision)
+            if decision.timestamp > engine.now:
+                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
+            yield (PUT, msg, cost)
+        if reply.now > engine.now:
+            yield (SLEEP_REQUEST, reply.now - engine.now)
+        yield (PUT, ("SCHED_READY",), cost)
+
+    def ask(self, now: float, events: list[Any]) -> d.Reply:
+        """The decision process's reply to one batch (its time counted, its failure named)."""
         t0 = wallclock.perf_counter()
         try:
             reply = self.decision.exchange(now, events)
@@ -355,32 +374,26 @@ class Simulation:
             ) from exc
         finally:
             self.scheduling_time += wallclock.perf_counter() - t0
-        cost = self.master_cost
         if reply.decisions and type(events[-1]) is ev.SimulationEnds:
             self.decided_after_end = True
-        for decision in reply.decisions:
-            kind = type(decision)
-            msg: tuple = ("DECISION", decision)
-            if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
-                pass
-            elif kind is d.RegisterProfile or kind is d.RegisterJob:
-                # Parsed as soon as the reply is read, like Batsim.
-                check_open(self.options.dynamic_jobs, self.registration_finished,
-                           _name(decision))
-                if kind is d.RegisterProfile:
-                    register_profile(decision, self.profiles_of)
-                    msg = ("PROFILE_REGISTERED",)
-                else:
-                    job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
-                                       self.static_ids)
-                    self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
-                    msg = ("REGISTERED", job)
-            if decision.timestamp > engine.now:
-                yield (SLEEP_REQUEST, decision.timestamp - engine.now)
-            yield (PUT, msg, cost)
-        if reply.now > engine.now:
-            yield (SLEEP_REQUEST, reply.now - engine.now)
-        yield (PUT, ("SCHED_READY",), cost)
+        return reply
+
+    def decision_message(self, decision: Any) -> tuple:
+        """What the request-reply actor posts to the server for one decision (registrations
+        are parsed as the reply is read, like Batsim)."""
+        kind = type(decision)
+        if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
+            return ("DECISION", decision)
+        if kind is d.RegisterProfile or kind is d.RegisterJob:
+            check_open(self.options.dynamic_jobs, self.registration_finished, _name(decision))
+            if kind is d.RegisterProfile:
+                register_profile(decision, self.profiles_of)
+                return ("PROFILE_REGISTERED",)
+            job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
+                               self.static_ids)
+            self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
+            return ("REGISTERED", job)
+        return ("DECISION", decision)
 
     def simulation_begins(self) -> ev.SimulationBegins:
         o = self.options
@@ -621,9 +634,13 @@ class Simulation:
         run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host, run)
+        self.spawn_job(run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
+
+    def spawn_job(self, run: JobRun) -> None:
+        """The job's executor (sim/express.py replaces this on its simulations)."""
+        self.spawn(job_process(self, run), run.job.id, run.host, run)
 
     def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
         if decision.mapping is not None or decision.storage_mapping is not None:
@@ -903,6 +920,10 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
+        if express.choose(self):  # --timing ideal without the actor machinery, if it covers
+            express.run(self)
+            self.check_ended()
+            return
         sources = self.user_sources
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
@@ -931,6 +952,11 @@ class Simulation:
             hook()
         if self.stopped:
             return
+        self.check_ended()
+
+    def check_ended(self) -> None:
+        """Nothing can happen any more: the run is over, or stalled (an error naming why)."""
+        engine = self.engine
         if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
             raise SchedulerError(

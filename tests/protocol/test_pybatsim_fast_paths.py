@@ -169,3 +169,66 @@ def test_a_reference_run_takes_the_fast_paths(tmp_path, monkeypatch) -> None:
     run_inprocess("b_delays_easy_small", tmp_path, monkeypatch)
     assert sorted(generic["events"]) == ["Notify", "SimulationBegins", "SimulationEnds"]
     assert generic["replies"] == 0
+
+
+def _message_lines(lines) -> list[str]:
+    keep = ("Message Received from Batsim: ", "Message Sent to Batsim: ")
+    return [line[line.index(k):] for line in lines for k in keep if k in line]
+
+
+def test_at_info_pybatsim_logs_every_message_as_over_zeromq(tmp_path, monkeypatch) -> None:
+    """With pybatsim's logger at INFO (`pybatsim -v info`), its "Message Received/Sent" lines
+    in-process are those it writes over ZeroMQ, character for character: the messages are
+    the same, and the text sparing (`_Message`, `InProcessNetwork.send`) is off."""
+    import shutil
+    import subprocess
+    import time
+
+    pytest.importorskip("batsim.batsim", reason="pybatsim 3.2.1 is not installed")
+    if shutil.which("pybatsim") is None:
+        pytest.skip("the pybatsim command is absent")
+    from test_pybatsim_e2e import free_port  # (rootdir-less import: a sibling file)
+    from test_pybatsim_inprocess import reference_args
+
+    from batsim_py.cli import main
+
+    scheduler, args = reference_args("b_delays_easy_small")
+    (tmp_path / "zmq").mkdir()
+    (tmp_path / "inproc").mkdir()
+    port = free_port()
+    with open(tmp_path / "pybatsim.log", "w") as log:
+        proc = subprocess.Popen(["pybatsim", scheduler, "-s", f"tcp://127.0.0.1:{port}", "-t",
+                                 "0", "-v", "info"], stdout=log, stderr=subprocess.STDOUT,
+                                cwd=tmp_path / "zmq")
+        try:
+            time.sleep(0.3)
+            assert main([*args, "-q", "-s", f"tcp://127.0.0.1:{port}", "--scheduler-timeout",
+                         "60", "-e", str(tmp_path / "zmq" / "out")]) == 0
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    over_zmq = _message_lines((tmp_path / "pybatsim.log").read_text().splitlines())
+
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record.getMessage())
+
+    logger = logging.getLogger("batsim.batsim")
+    handler = Keep()
+    logger.addHandler(handler)
+    monkeypatch.setattr(logger, "level", logging.INFO)
+    logger.manager._clear_cache()
+    try:
+        monkeypatch.chdir(tmp_path / "inproc")
+        assert main([*args, "-q", "--scheduler", f"pybatsim:{scheduler}",
+                     "-e", str(tmp_path / "inproc" / "out")]) == 0
+    finally:
+        logger.removeHandler(handler)
+        logger.manager._clear_cache()
+    in_process = _message_lines(records)
+    assert len(over_zmq) > 40 and any("EXECUTE_JOB" in line for line in over_zmq)
+    assert in_process == over_zmq
