@@ -2,7 +2,8 @@
 
 Runs the f_10k and f_50k reference workloads (cluster512 platform, --mmax-workload) of the
 reference corpus shipped in tests/conformance/reference, and prints jobs/s, the best and
-median wall time, CPU time, peak memory (each run in a fresh process so peaks are honest) and
+median wall time, CPU time, peak memory (each run in a fresh process so peaks are honest), the
+time spent in the scheduler (`sched med`: the median `sim.scheduling_time`, seconds) and
 the ratio to the plain-SimPy yardstick (benchmarks/yardstick.py): each run is paired with a
 yardstick sample taken just before it, and the median of the pairs' ratios is printed, so a
 machine whose speed drifts (shared, loaded) still gives comparable figures.
@@ -35,7 +36,8 @@ CASES = {
 
 
 def one_run(platform: str, workload: str, scheduler: str, timing: str = "batsim") -> dict:
-    """Run in this process; return wall time, CPU time and peak RSS."""
+    """Run in this process; return wall time, CPU time, the time spent in the scheduler's
+    `exchange` (`sim.scheduling_time`, wall) and peak RSS."""
     from batsim_py.decision.inprocess import InProcess
     from batsim_py.run import RunSpec, run_simulation
     from batsim_py.schedulers import get_scheduler
@@ -53,7 +55,8 @@ def one_run(platform: str, workload: str, scheduler: str, timing: str = "batsim"
         wall = time.perf_counter() - t0
         cpu = time.process_time() - c0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"wall": wall, "cpu": cpu, "jobs": len(sim.job_records), "peak_mib": peak_kib / 1024}
+    return {"wall": wall, "cpu": cpu, "sched": sim.scheduling_time, "jobs": len(sim.job_records),
+            "peak_mib": peak_kib / 1024}
 
 
 def main() -> int:
@@ -80,7 +83,7 @@ def main() -> int:
     print("each run is paired with a yardstick sample taken just before it (a fresh process); "
           "ratios are per pair, medians over the pairs")
     print(f"{'case':8} {'jobs':>7} {'best (s)':>9} {'median':>9} {'cpu med':>8} {'jobs/s':>8} "
-          f"{'peak MiB':>9} {'x yardstick':>12} {'cpu x yard':>11}")
+          f"{'peak MiB':>9} {'x yardstick':>12} {'cpu x yard':>11} {'sched med':>10}")
     stick = Yardstick()
     for key, platform, workload in runs:
         results = []
@@ -102,7 +105,8 @@ def main() -> int:
         cpu = statistics.median(r["cpu"] for r in results)
         print(f"{key:8} {best['jobs']:>7} {best['wall']:>9.3f} {median:>9.3f} {cpu:>8.3f} "
               f"{best['jobs'] / median:>8.0f} {max(r['peak_mib'] for r in results):>9.1f} "
-              f"{statistics.median(ratios):>12.2f} {statistics.median(cpu_ratios):>11.2f}")
+              f"{statistics.median(ratios):>12.2f} {statistics.median(cpu_ratios):>11.2f} "
+              f"{statistics.median(r['sched'] for r in results):>10.3f}")
     print(f"{stick.summary()}; load average at end: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0

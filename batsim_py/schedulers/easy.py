@@ -16,7 +16,8 @@ ranges holding the reservation's ends carving from their low end. Machine ranges
 Speed (a pass runs after every event, with a long queue of jobs that mostly cannot start):
 - queued jobs that are too large for every free range are skipped by a tight loop over the
   queue when compiled, by a C-level scan (`_SizeIndex`) when interpreted, never by a first-fit
-  search each;
+  search each; and when the largest free range is smaller than every queued job (counts of
+  queued jobs by size give the smallest), nothing is scanned at all;
 - the head's reservation is computed on bit masks of machines (`_reserve`) rather than by
   releasing running jobs one by one into a copy of the free list, and only when the pass needs
   it: a pass in which no queued job is small enough to start, and in which every free range
@@ -80,11 +81,15 @@ class _SizeIndex:
     surely larger than `reach` (the converse is checked by the caller on the real size).
     (`bytes.translate` + `find` beats a regex scan and allocates nothing the GC tracks.)"""
 
-    __slots__ = ("codes", "unit", "at_most", "kept")
+    __slots__ = ("codes", "unit", "at_most", "kept", "counts", "smallest")
 
     def __init__(self, nb_machines: int = 0) -> None:
         self.kept = not _COMPILED  # (compiled, nothing reads it: see `EasyBackfill._find`)
         self.codes = bytearray()
+        # How many queued jobs ask for each size, and the smallest size asked (above every
+        # size when the queue is empty): a pass in which no free range reaches it scans nothing.
+        self.counts = [0] * (max(0, nb_machines) + 2)
+        self.smallest = len(self.counts)
         self.unit = max(1, -(-nb_machines // 255))
         self.at_most = [_AT_MOST[self.code(reach)] for reach in range(max(0, nb_machines) + 1)]
 
@@ -92,10 +97,23 @@ class _SizeIndex:
         return min(255, max(0, size) // self.unit)
 
     def push(self, size: int) -> None:
+        counts = self.counts
+        if size >= len(counts):  # (only sizes up to the platform's are queued)
+            counts.extend([0] * (size + 1 - len(counts)))
+        counts[size] += 1
+        if size < self.smallest:
+            self.smallest = size
         if self.kept:
             self.codes.append(self.code(size))
 
-    def remove(self, pos: int) -> None:
+    def remove(self, pos: int, size: int) -> None:
+        counts = self.counts
+        counts[size] -= 1
+        if size == self.smallest:
+            end = len(counts)
+            while size < end and counts[size] == 0:
+                size += 1
+            self.smallest = size
         if self.kept:
             del self.codes[pos]
 
@@ -122,9 +140,6 @@ class EasyBackfill(DecisionProcess):
         self._waiting: list[_Job] = []
         self._sizes = _SizeIndex()  # sizes of `_waiting`, same order
         self._running: list[_Job] = []  # sorted by estimated end, ties in insertion order
-        self._running_ends: list[float] = []  # the same jobs' ends, masks and sizes
-        self._running_masks: list[int] = []
-        self._running_sizes: list[int] = []
         self._jobs: dict[str, _Job] = {}
         self._out: list[Decision] = []
         # `_survey` of the free list as of version `_surveyed` (most passes follow a submission
@@ -195,9 +210,11 @@ class EasyBackfill(DecisionProcess):
         self._schedule(now, out)
 
     def _on_completed(self, event: JobCompleted, now: float, out: list[Decision]) -> None:
-        job = self._jobs.pop(event.job_id, None)
+        job_id = event.job_id
+        job = self._jobs.get(job_id)
         if job is None:
             return
+        del self._jobs[job_id]
         free = self._free
         surveyed = self._surveyed == free.version
         space = free.give_back(job.lo, job.hi)
@@ -208,13 +225,11 @@ class EasyBackfill(DecisionProcess):
         self._free_mask |= job.mask
         if self._held_head is not None:
             self._keep_held_after_end(job)
-        i = _after_ends(self._running_ends, job.end) - 1
-        while self._running[i] is not job:
+        running = self._running
+        i = _after_end(running, job.end) - 1
+        while running[i] is not job:
             i -= 1
-        del self._running[i]
-        del self._running_ends[i]
-        del self._running_masks[i]
-        del self._running_sizes[i]
+        del running[i]
         self._schedule(now, out)
 
     # ------------------------------------------------------------------ the pass
@@ -240,11 +255,8 @@ class EasyBackfill(DecisionProcess):
                     self._held_before &= ~mask  # released after the job the head waits for
             elif mask & self._held_near and not self._held_exact:
                 self._held_head = None
-        i = _after_ends(self._running_ends, end)
-        self._running.insert(i, job)
-        self._running_ends.insert(i, end)
-        self._running_masks.insert(i, mask)
-        self._running_sizes.insert(i, hi - lo + 1)
+        running = self._running
+        running.insert(_after_end(running, end), job)
         out.append(ExecuteJob(now, job.id, range(lo, hi + 1)))  # a range: O(1) memory
 
     def _survey(self) -> None:
@@ -277,7 +289,7 @@ class EasyBackfill(DecisionProcess):
                 space = space.next  # type: ignore[assignment]
             self._start(job, free.take(space, job.req), now, out)
             del waiting[0]
-            self._sizes.remove(0)
+            self._sizes.remove(0, job.req)
             self._survey()
         if len(waiting) > 1:
             if self._shortcuts:
@@ -287,8 +299,11 @@ class EasyBackfill(DecisionProcess):
 
     def _find(self, start: int, reach: int) -> int:
         """Index of the first queued job at or after `start` that may be no larger than `reach`,
-        or -1: a few jobs are tested one by one (after a submission usually only the new one
-        is left to test), more through `_SizeIndex.find`'s C-level scan."""
+        or -1: none when every queued job is larger; otherwise the jobs are tested one by one
+        (compiled, or when few are left: after a submission usually only the new one), else
+        through `_SizeIndex.find`'s C-level scan."""
+        if reach < self._sizes.smallest:  # (no queued job is that small)
+            return -1
         queue = self._waiting
         end = len(queue)
         if end - start > _SCAN_IN_C and not _COMPILED:
@@ -337,7 +352,7 @@ class EasyBackfill(DecisionProcess):
                         started = True
                         reach = _widest(free)
                         del queue[pos]
-                        sizes.remove(pos)
+                        sizes.remove(pos, req)
                         pos -= 1  # the next job moved to `pos`
                         break
                     space = space.next
@@ -372,8 +387,8 @@ class EasyBackfill(DecisionProcess):
                     break
         self._unsplit(touched)
         for idx in reversed(chosen_at):
+            self._sizes.remove(idx, queue[idx].req)
             del queue[idx]
-            self._sizes.remove(idx)
 
     # ------------------------------------------------------------------ the reservation
 
@@ -427,29 +442,28 @@ class EasyBackfill(DecisionProcess):
         # the first job whose release leaves at most `nb - req` machines busy. Usually the head
         # waits for the last job (counting from the end finds it at once).
         running = self._running
-        masks = self._running_masks
-        sizes = self._running_sizes
         may_stay_busy = self._all_mask.bit_count() - req
         first = len(running) - 1
         kept = 0
         kept_mask = 0  # the jobs after `first`
-        while first > 0 and kept + sizes[first] <= may_stay_busy:
-            kept += sizes[first]
-            kept_mask |= masks[first]
+        while first > 0 and kept + running[first].req <= may_stay_busy:
+            kept += running[first].req
+            kept_mask |= running[first].mask
             first -= 1
         if first < 0:
             raise AssertionError(f"job {head.id} can never fit on the platform")
-        state = self._all_mask ^ (kept_mask | masks[first])  # free before `first` is released
+        # the free machines before `first` is released:
+        state = self._all_mask ^ (kept_mask | running[first].mask)
         for t in range(first, len(running)):
             job = running[t]
-            state |= masks[t]
+            state |= job.mask
             lo, hi = job.lo, job.hi
             busy = ~state
             above = busy >> (hi + 1)  # the lowest set bit: the first busy machine above the job
             run_hi = hi + (above & -above).bit_length() - 1
             run_lo = (busy & ((1 << lo) - 1)).bit_length()
             if run_hi - run_lo + 1 >= req:
-                before = state ^ masks[t]
+                before = state ^ job.mask
                 # (an exact fit, the usual case, needs no side)
                 self._held_exact = run_hi - run_lo + 1 == req
                 if self._held_exact or self._side_after_release(t, before):
@@ -489,7 +503,6 @@ class EasyBackfill(DecisionProcess):
         left by the last release inside that range (or the side of the free range it is, if no
         release touched it); otherwise it carves from its low end."""
         running = self._running
-        masks = self._running_masks
         while True:
             job = running[t]
             lo, hi = job.lo, job.hi
@@ -499,7 +512,7 @@ class EasyBackfill(DecisionProcess):
                 return False
             start = (~before & ((1 << (lo - 1)) - 1)).bit_length()  # of the range on the left
             for j in range(t - 1, -1, -1):
-                before ^= masks[j]  # now the free machines before `running[j]` is released
+                before ^= running[j].mask  # now the free machines before `running[j]` is released
                 if start <= running[j].lo < lo:  # a released job lies wholly in one range
                     t = j
                     break
@@ -594,14 +607,14 @@ def _widest(free: FreeList) -> int:
     return widest
 
 
-def _after_ends(ends: list[float], end: float) -> int:
-    """`bisect.bisect_right(ends, end)`, as a loop the compiler turns into C (a call to the
-    bisect module from compiled code costs more than the few steps over a short list)."""
+def _after_end(running: list[_Job], end: float) -> int:
+    """Where a job ending at `end` goes in `running` (sorted by end): after the jobs ending no
+    later (`bisect.bisect_right` on their ends, as a loop the compiler turns into C)."""
     lo = 0
-    hi = len(ends)
+    hi = len(running)
     while lo < hi:
         mid = (lo + hi) >> 1
-        if end < ends[mid]:
+        if end < running[mid].end:
             hi = mid
         else:
             lo = mid + 1

@@ -17,8 +17,8 @@ taken incrementally here:
 - every job the walk passes is started or rejected, so the walked queue only loses its head:
   it is a list with a moving head index, compacted when the dead part outweighs the live one;
 - free machines live in `FreeRuns`, which answers "first run of req consecutive free ids" in
-  O(log machines) and books or frees an allocation in O(req + log machines); a blocked head
-  (no run long enough) costs O(1).
+  O(log req) operations on integers of one bit per machine and books or frees an allocation in
+  one; a blocked head (no run long enough, nothing freed since) costs O(1).
 """
 
 from __future__ import annotations
@@ -101,10 +101,10 @@ class Fcfs(SchedLayerScheduler):
                 job.alloc, job.state, job.start = alloc, "running", now  # (list order)
                 if alloc.step < 0:  # (decisions carry ids in increasing order)
                     alloc = range(alloc[-1], alloc[0] + 1)
-                self.emit(ExecuteJob(timestamp=now, job_id=job.id, alloc=alloc))
+                self.emit(ExecuteJob(now, job.id, alloc))
             elif job.req > nb_machines or job.req <= 0:
                 job.state = "rejected"
-                self.emit(RejectJob(timestamp=now, job_id=job.id))
+                self.emit(RejectJob(now, job.id))
             else:
                 break
             i += 1

@@ -30,6 +30,10 @@ from batsim_py.decision.interface import DecisionProcess
 DEFAULT_SCHED_DELAY = 1e-21
 
 
+def _timestamp(decision: Decision) -> float:
+    return decision.timestamp
+
+
 class SchedJob:
     """A queued or running job as the `batsim.sched` layer sees it."""
 
@@ -90,7 +94,7 @@ class SchedLayerScheduler(DecisionProcess):
             if isinstance(event, JobSubmitted):
                 job = event.job
                 desc = job.description  # (rebuilt at each read: read it once)
-                deps = desc.get("deps", [])
+                deps = desc.get("deps")
                 record = SchedJob(job.id, job.res, desc.get("walltime", -1),
                                   desc.get("subtime", job.subtime),
                                   tuple(str(d) for d in deps) if isinstance(deps, list) else (),
@@ -109,8 +113,10 @@ class SchedLayerScheduler(DecisionProcess):
             elif isinstance(event, SimulationBegins):
                 self.machines = [r.id for r in event.compute_resources]
                 self.on_begin(event)
-        decisions = sorted(self._out, key=lambda d: d.timestamp)
-        return Reply(now=self.time, decisions=tuple(decisions))
+        out = self._out
+        if len(out) > 1:
+            out.sort(key=_timestamp)  # (stable, as pybatsim's sort)
+        return Reply(self.time, tuple(out))
 
     def _pass(self) -> None:
         self.schedule()

@@ -33,15 +33,24 @@ mailbox, timeout)` elsewhere (resumes with TIMEOUT if nothing came in time); `(S
 generator, name, host)`; `(EXEC, row or row builder, timeout)`, which resumes its actor with
 (status, task): "done", "cancelled", or "timeout" when the timeout (if >= 0) came first; then
 the task goes on loading its resources, as SimGrid's `wait_for` leaves it, until `drop_task`.
+
+Two shortcuts save generator resumes that would only hand the engine a request known in
+advance (they change no order: the request is handled where the resume would have yielded it):
+`(SPAWN_THEN, child actor, request)` creates an actor that the caller made (`Actor`,
+`scripted`) and issues `request` for the caller in the next round, at the place its resume would
+have run, without resuming it (Batsim's server spawning, then receiving again); with `None` it
+resumes the caller as SPAWN does. A *scripted*
+actor (`scripted(start, name)`) is a list of requests instead of a generator: `start()`, called
+where its first resume would run, returns the requests (`(SLEEP_UNTIL, date)` sleeps until the
+date if it is still ahead when reached, else is skipped) or a generator to go on with instead.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections import deque
 from collections.abc import Generator
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -50,35 +59,62 @@ from batsim_py.sharing.ptask import assemble
 from batsim_py.sharing.solver import fair_bottleneck
 from batsim_py.sim.replay import DeltaReplay
 
-SLEEP, PUT, GET, SPAWN, EXEC, PUT_TO, GET_FROM = 0, 1, 2, 3, 4, 5, 6
-TIMEOUT = "timeout"  # what a GET with a timeout resumes with when nothing came
-COMM, TASK = 0, 1
+# Request kinds. `Final` lets mypyc compile each test of a kind to a C comparison (a plain
+# module global is looked up in the module's dict at every use).
+SLEEP: Final = 0
+PUT: Final = 1
+GET: Final = 2
+SPAWN: Final = 3
+EXEC: Final = 4
+PUT_TO: Final = 5
+GET_FROM: Final = 6
+SPAWN_THEN: Final = 7
+SLEEP_UNTIL: Final = 8
+TIMEOUT: Final = "timeout"  # what a GET with a timeout resumes with when nothing came
+COMM: Final = 0
+TASK: Final = 1
 
-PRECISION_TIMING = 1e-9  # SimGrid's precision/timing: countdowns below it are done
-PRECISION_WORK = 1e-14  # precision/work-amount x precision/timing: remaining work snap
-DELTAS = 1 << 16  # steps recorded before the pending sleeps are brought up to date
-WINDOW = 1e-3  # sleeps this close to the earliest one are brought up to date exactly
-REPLAY_FROM = 2048  # catch-ups over more steps try replay.py's closed form first
-INF = float("inf")
+PRECISION_TIMING: Final = 1e-9  # SimGrid's precision/timing: countdowns below it are done
+PRECISION_WORK: Final = 1e-14  # precision/work-amount x precision/timing: remaining work snap
+DELTAS = 1 << 16  # steps recorded before the pending sleeps are brought up to date (tests patch it)
+WINDOW: Final = 1e-3  # sleeps this close to the earliest one are brought up to date exactly
+#: Catch-ups over more steps try replay.py's closed form first; below, a loop over the record
+#: (some microseconds compiled; a long run has a few hundred catch-ups above 2048 steps).
+REPLAY_FROM: Final = 8192
+INF: Final = float("inf")
 #: Consecutive steps that neither advance the clock nor end or enable anything: every real
 #: step does one of those, so reaching this many is a kernel bug, reported, never a spin.
-MAX_IDLE_STEPS = 1000
+MAX_IDLE_STEPS: Final = 1000
 
 Request = tuple
 ActorGen = Generator[Request, Any, Any]
 
 
 class Actor:
-    __slots__ = ("gen", "send", "value", "dead", "action", "name", "host")
+    __slots__ = ("gen", "send", "value", "dead", "action", "name", "host", "pending", "script",
+                 "pos", "start")
 
-    def __init__(self, gen: ActorGen, name: str = "", host: str = "") -> None:
+    def __init__(self, gen: ActorGen | None, name: str = "", host: str = "") -> None:
         self.gen = gen
-        self.send = gen.send
+        self.send: Any = gen.send if gen is not None else None
         self.value: Any = None
         self.dead = False
         self.action: Any = None
         self.name = name
         self.host = host  # where it runs ("" = the master host)
+        self.pending: Request | None = None  # issued at its next turn instead of a resume
+        self.script: list[Request] | None = None  # a scripted actor's requests
+        self.pos = 0  # the next of them
+        self.start: Any = None  # a scripted actor's start, called at its first turn
+
+
+def scripted(start: Any, name: str = "", host: str = "") -> Actor:
+    """An actor whose requests `start()` gives at its first turn: a list, or a generator it
+    then runs as an ordinary actor (see the module's docstring)."""
+    actor = Actor(None, name, host)
+    actor.script = []
+    actor.start = start
+    return actor
 
 
 class _Sleep:
@@ -190,7 +226,11 @@ class Engine:
         # batsim_py.sim.availability.Availability when the platform has profiles (speed,
         # bandwidth, latency over time): applies their events within the steps.
         self.availability: Any = None
-        self._deltas = array("d")  # the step deltas, since the last rebase
+        # The step deltas since the last rebase: a list, which compiled code reads without
+        # boxing; copied into `_dnp` (numpy) only for the closed-form catch-ups of long sleeps.
+        self._deltas: list[float] = []
+        self._dnp = np.empty(DELTAS)
+        self._dnp_n = 0  # deltas copied into `_dnp` so far
         self._replay = DeltaReplay()  # closed-form catch-ups over `_deltas` (replay.py)
         self._k = 0  # number of steps taken
         self._seq = 0
@@ -208,7 +248,8 @@ class Engine:
         actor.dead = True
         self._cancel(actor.action)
         actor.action = None
-        actor.gen.close()
+        if actor.gen is not None:
+            actor.gen.close()
 
     def mailbox_named(self, name: str) -> Mailbox:
         box = self._mailboxes.get(name)
@@ -349,6 +390,20 @@ class Engine:
                 for actor in to_run:
                     if actor.dead:
                         continue
+                    pending = actor.pending
+                    if pending is not None:  # known without resuming it (SPAWN_THEN)
+                        actor.pending = None
+                        ran.append((actor, pending))
+                        continue
+                    script = actor.script
+                    if script is not None:
+                        pending = self._script_next(actor, script)
+                        if pending is None:  # its requests are over
+                            actor.dead = True
+                            actor.value = None
+                        else:
+                            ran.append((actor, pending))
+                        continue
                     try:
                         ran.append((actor, actor.send(actor.value)))
                     except StopIteration:
@@ -360,7 +415,7 @@ class Engine:
                 for actor, request in ran:
                     if actor.dead:
                         continue
-                    kind = request[0]
+                    kind: int = request[0]
                     if kind == PUT:
                         post(actor, request[1], request[2])
                     elif kind == GET:
@@ -375,6 +430,11 @@ class Engine:
                         child = Actor(*request[1:])
                         self.to_run.append(child)
                         actor.value = child
+                        self.to_run.append(actor)
+                    elif kind == SPAWN_THEN:
+                        self.to_run.append(request[1])
+                        actor.value = request[1]
+                        actor.pending = request[2]
                         self.to_run.append(actor)
                     elif kind == EXEC:
                         self._start_task(actor, request[1], request[2])
@@ -394,6 +454,37 @@ class Engine:
                 continue
             if not step():
                 return
+
+    def _script_next(self, actor: Actor, script: list[Request]) -> Request | None:
+        """A scripted actor's next request (None: it is over)."""
+        start = actor.start
+        if start is not None:
+            actor.start = None
+            made = start()
+            if not isinstance(made, list):  # a generator: an ordinary actor from now on
+                actor.script = None
+                actor.gen = made
+                actor.send = made.send
+                try:
+                    request: Request = made.send(None)
+                except StopIteration:
+                    return None
+                return request
+            actor.script = script = made
+        pos = actor.pos
+        while pos < len(script):
+            request = script[pos]
+            pos += 1
+            if request[0] == SLEEP_UNTIL:
+                date: float = request[1]
+                if date > self.now:
+                    actor.pos = pos
+                    return (SLEEP, date - self.now)
+                continue
+            actor.pos = pos
+            return request
+        actor.pos = pos
+        return None
 
     def _start_comm(
         self, sender: Actor, msg: Any, cost: tuple, receiver: Actor, sender_first: bool,
@@ -449,22 +540,27 @@ class Engine:
 
     # -------------------------------------------------------------------- clock
     def _catch_up(self, s: _Sleep, k: int) -> None:
-        n = k - s.upd
+        upd = s.upd
+        n = k - upd
         if n <= 0:
             return
-        if n <= 64:  # below that, numpy's set-up costs more than a loop
+        if n <= REPLAY_FROM:  # a loop (compiled, it costs less than numpy's set-up)
             rem = s.rem
-            for d in self._deltas[s.upd:k]:
-                rem -= d
+            deltas = self._deltas
+            for i in range(upd, k):
+                rem -= deltas[i]
             s.rem = rem
         else:
-            # A view on the record, dropped at once (the record cannot grow while viewed).
-            deltas = np.frombuffer(self._deltas, count=k)
-            rem = self._replay.fold(s.rem, deltas, s.upd, k) if n > REPLAY_FROM else -1.0
+            m = self._dnp_n
+            if m < k:
+                self._dnp[m:k] = self._deltas[m:k]
+                self._dnp_n = k
+            view = self._dnp[:k]
+            rem = self._replay.fold(s.rem, view, upd, k)
             if rem < 0.0:  # the closed form does not apply: replay the fold
                 seq = np.empty(n + 1)
                 seq[0] = s.rem
-                seq[1:] = deltas[s.upd:]
+                seq[1:] = view[upd:]
                 rem = float(np.subtract.accumulate(seq)[-1])
             s.rem = rem
         s.upd = k
@@ -477,7 +573,8 @@ class Engine:
             if s.actor is not None:
                 self._catch_up(s, k)
             s.upd = 0
-        del self._deltas[:]
+        self._deltas.clear()
+        self._dnp_n = 0
         self._replay.reset()
         self._k = 0
         return 0

@@ -409,22 +409,30 @@ def storage_machine(sim: Any, run: JobRun, label: str, required: bool) -> int:
 
 def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
     """The executor of one job, on the host of its lowest allocated machine."""
-    run.starting_time = sim.engine.now
+    run.starting_time = now = sim.engine.now
     trace = sim.energy_trace
     if trace is not None:
         run.energy = trace.on_machines(run.alloc)
-        trace.entry(run.starting_time, "s")
-    sim.machine_states.job_starts(run.alloc, run.starting_time)
-    if sim.paje is not None:
-        sim.paje.job_starts(run.job.id, run.alloc, run.starting_time)
+        trace.entry(now, "s")
+    sim.machine_states.job_starts(run.alloc, now)
+    paje = sim.paje
+    if paje is not None:
+        paje.job_starts(run.job.id, run.alloc, now)
     profile = run.profile
     if type(profile) is DelayProfile:
-        # The common case, as execute_profile would run it, without its generator.
-        run.frames.append([profile, run.starting_time])
-        seconds, reached = delay_race(profile.delay, run.job.walltime)
-        yield (SLEEP, seconds)
-        run.frames.pop()
-        ret = -1 if reached else profile.ret
+        # The common case, as execute_profile would run it, without its generator (and
+        # delay_race inlined: a delay equal to the walltime counts as reached).
+        frames = run.frames
+        frames.append([profile, now])
+        delay = profile.delay
+        walltime = run.job.walltime
+        if walltime < 0 or delay < walltime:
+            yield (SLEEP, delay)
+            ret = profile.ret
+        else:
+            yield (SLEEP, walltime)
+            ret = -1
+        frames.pop()
     else:
         ret = yield from execute_profile(
             sim, run, profile, sim.profiles_of[run.job.workload], Walltime(run.job.walltime),

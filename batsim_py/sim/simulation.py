@@ -14,6 +14,7 @@ import logging
 import time as wallclock
 from collections import ChainMap, deque
 from collections.abc import Callable, Generator, Sequence
+from functools import partial
 from typing import Any
 
 from batsim_py import intervalset
@@ -29,7 +30,17 @@ from batsim_py.sim import express, io_job
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
-from batsim_py.sim.engine import EXEC, GET, PUT, SPAWN, Engine
+from batsim_py.sim.engine import (
+    EXEC,
+    GET,
+    PUT,
+    SLEEP_UNTIL,
+    SPAWN,
+    SPAWN_THEN,
+    Actor,
+    Engine,
+    scripted,
+)
 from batsim_py.sim.engine import SLEEP as SLEEP_REQUEST
 from batsim_py.sim.jobs import JobRun, final_state, job_process
 from batsim_py.sim.machines import (
@@ -258,20 +269,34 @@ class Simulation:
         spawns = self._spawns
         get = (GET,)
         pending = mailbox.queue  # Batsim's mailbox_empty check: is a message posted already?
+        # The next receive, or the last spawn of a handling merged with it (SPAWN_THEN): the
+        # server, resumed after that spawn, would only find itself not ready to call the
+        # scheduler (sched_ready is False) and receive again, so the engine does it.
+        receive: tuple = get
         while not self.end_acknowledged:
-            msg = yield get
+            msg = yield receive
+            receive = get
             handlers[msg[0]](msg)
             if spawns:
-                for request, run in spawns:
+                last = len(spawns) - 1
+                for i, (request, run) in enumerate(spawns):
+                    if i == last and not self.sched_ready:
+                        child = Actor(request[1], request[2], request[3])
+                        if run is not None:
+                            run.actor = child
+                        receive = (SPAWN_THEN, child, get)
+                        break
                     child = yield request
                     if run is not None:
                         run.actor = child  # the job whose executor this is
                 spawns.clear()
+                if receive is not get:
+                    continue
             if self.sched_ready and not self.end_acknowledged and not pending:
                 if self.events:
                     if self.options.end_in_last_batch and not self.end_sent:
                         self.end_with_batch()
-                    yield self.send_to_scheduler()
+                    receive = (SPAWN_THEN, self.call_scheduler(), get)
                 elif not self.end_sent:
                     if self.nb_submitters_done == self.nb_submitters and self.everything_done():
                         if self.on_end is not None:
@@ -319,9 +344,14 @@ class Simulation:
                 source.close(auto=True)
 
     def send_to_scheduler(self) -> tuple:
-        """Hand the pending events over: the request creating the request-reply actor."""
+        """Hand the pending events over: the request creating the request-reply actor (the
+        server resumes after it)."""
+        return (SPAWN_THEN, self.call_scheduler(), None)
+
+    def call_scheduler(self) -> Actor:
+        """Hand the pending events over: the request-reply actor, for the server to create."""
         events = self.take_events()
-        return (SPAWN, self.request_reply(self.engine.now, events), "request-reply", "")
+        return scripted(partial(self.request_reply, self.engine.now, events), "request-reply")
 
     def take_events(self) -> list[Any]:
         """The pending events, for the scheduler now (jobs reported earlier are forgotten)."""
@@ -342,9 +372,34 @@ class Simulation:
         self.sched_ready = False
         return events
 
-    def request_reply(self, now: float, events: list[Any]) -> Generator[tuple, Any, None]:
-        engine = self.engine
+    def request_reply(self, now: float, events: list[Any]) -> list[tuple] | Generator:
+        """Batsim's request-reply actor: the exchange with the scheduler, then one message per
+        decision at the decision's timestamp, then "ready" at the reply's `now`. Its requests
+        as a list (a scripted actor), or a generator when a decision must be parsed as its
+        message is sent (registrations)."""
         reply = self.ask(now, events)
+        cost = self.master_cost
+        requests: list[tuple] = []
+        append = requests.append
+        # A date not ahead now never will be (the clock only moves on): no sleep to ask for.
+        clock = self.engine.now
+        for decision in reply.decisions:
+            kind = type(decision)
+            if kind is d.RegisterProfile or kind is d.RegisterJob:
+                return self.reply_messages(reply)
+            if decision.timestamp > clock:
+                append((SLEEP_UNTIL, decision.timestamp))
+            append((PUT, ("DECISION", decision), cost))  # (decision_message's other cases)
+        if reply.now > clock:
+            append((SLEEP_UNTIL, reply.now))
+        append((PUT, _SCHED_READY, cost))
+        return requests
+
+    def reply_messages(self, reply: d.Reply) -> Generator[tuple, Any, None]:
+        """The messages of a reply that registers jobs or profiles: each registration is
+        parsed as its turn comes, like Batsim (a registration after NOTIFY
+        registration_finished is refused once that notification was handled)."""
+        engine = self.engine
         cost = self.master_cost
         for decision in reply.decisions:
             msg = self.decision_message(decision)
@@ -353,7 +408,7 @@ class Simulation:
             yield (PUT, msg, cost)
         if reply.now > engine.now:
             yield (SLEEP_REQUEST, reply.now - engine.now)
-        yield (PUT, ("SCHED_READY",), cost)
+        yield (PUT, _SCHED_READY, cost)
 
     def ask(self, now: float, events: list[Any]) -> d.Reply:
         """The decision process's reply to one batch (its time counted, its failure named)."""
@@ -597,7 +652,9 @@ class Simulation:
 
     def execute_job(self, decision: d.ExecuteJob) -> None:
         now = self.engine.now
-        run = self.job_for(decision, decision.job_id)
+        run = self.runs.get(decision.job_id)
+        if run is None:
+            run = self.job_for(decision, decision.job_id)  # (raises the error)
         if run.state != "SUBMITTED":
             where = _execute_where(decision, now)
             raise SchedulerError(
@@ -612,9 +669,9 @@ class Simulation:
                 and self.machine_states.state.count(IDLE, lo, hi) == n):
             # Not a block of idle machines (the usual case, where nothing runs): check each.
             self._check_machines(alloc, _execute_where(decision, now))
-        executors = len(decision.mapping) if decision.mapping is not None else len(alloc)
-        profiles = self.profiles_of[run.job.workload]
-        if executors != run.job.res and not _is_total(run.profile, profiles):
+        executors = len(decision.mapping) if decision.mapping is not None else n
+        if executors != run.job.res and not _is_total(
+                run.profile, self.profiles_of[run.job.workload]):
             raise SchedulerError(
                 f"{_execute_where(decision, now)}: the job requests {run.job.res} machines but "
                 f"{executors} were given "
@@ -883,7 +940,8 @@ class Simulation:
         if self.paje is not None and return_code in (-1, -2):
             self.paje.job_killed(run.job.id, run.alloc, now)
         self.machine_states.job_ends(run.alloc, now)
-        self.paje_job_ends(run, now)
+        if self.paje is not None:
+            self.paje_job_ends(run, now)
         run.end_time = now
         if self.energy_trace is not None:
             self.job_energy_end(run, now)
@@ -974,6 +1032,9 @@ class Stopped(Exception):  # noqa: N818 - a request, not an error
 def _execute_where(decision: d.ExecuteJob, now: float) -> str:
     """How an error names an EXECUTE_JOB (built only when there is an error)."""
     return f"EXECUTE_JOB of job '{decision.job_id}' at t={now:f}"
+
+
+_SCHED_READY = ("SCHED_READY",)
 
 
 def _ignore(msg: tuple) -> None:

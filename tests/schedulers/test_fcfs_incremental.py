@@ -73,6 +73,12 @@ def test_free_runs_answers_as_the_scan_over_random_histories() -> None:
             if got:
                 busy.update(got)
                 taken.append(got)
+            longest = run = 0  # the longest run of free consecutive ids, by a plain walk
+            for i, m in enumerate(machines):
+                linked = i > 0 and abs(m - machines[i - 1]) == 1
+                run = 0 if m in busy else run + 1 if linked else 1
+                longest = max(longest, run)
+            assert runs.largest() == longest, (seed, machines, sorted(busy))
 
 
 def _random_case(seed: int) -> tuple[list[int], list[tuple[Job, float]]]:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from batsim_py.sim.engine import GET, PUT, SLEEP, SPAWN, Engine
+from batsim_py.sim.engine import (
+    GET,
+    PUT,
+    SLEEP,
+    SLEEP_UNTIL,
+    SPAWN,
+    SPAWN_THEN,
+    Actor,
+    Engine,
+    scripted,
+)
 
 # small_platform's master self route: 15 us, 498 MB/s
 LOOPBACK = (15e-6, 498e6, False, "master_host")
@@ -57,12 +67,12 @@ def test_long_catch_up_is_a_sequential_fold() -> None:
     engine.spawn(ticker())
     engine.spawn(long_sleeper())
     engine.run()
-    deltas = engine._deltas[: engine._k]
+    deltas = list(engine._deltas[: engine._k])
     # The long sleep ends at the step where its remaining duration, reduced by every delta
     # in order, falls below 1e-9; the clock is the running sum of those deltas.
     rem = 17.3
     now = 0.0
-    for d in deltas.tolist():
+    for d in deltas:
         now += d
         rem -= d
         if rem < 1e-9:
@@ -154,6 +164,110 @@ def test_a_spawned_actor_runs_before_its_creator_resumes() -> None:
     engine.spawn(parent())
     engine.run()
     assert order == ["parent starts", "child", "parent resumes"]
+
+
+def _request_reply_run(script: bool) -> list[tuple[float, str]]:
+    """A server receiving a request-reply actor's messages: `script` makes that actor a list
+    of requests (the scheduler's reply times 0.5 and 0.25 are ahead and behind the clock),
+    else the generator it stands for."""
+    engine = Engine()
+    log: list[tuple[float, str]] = []
+    started: list[float] = []
+
+    def requests() -> list[tuple]:
+        started.append(engine.now)
+        return [(SLEEP_UNTIL, 0.5), (PUT, "decision 1", LOOPBACK), (SLEEP_UNTIL, 0.25),
+                (PUT, "decision 2", LOOPBACK), (SLEEP_UNTIL, 0.5), (PUT, "ready", LOOPBACK)]
+
+    def generator():
+        started.append(engine.now)
+        for at, msg in ((0.5, "decision 1"), (0.25, "decision 2"), (0.5, "ready")):
+            if at > engine.now:
+                yield (SLEEP, at - engine.now)
+            yield (PUT, msg, LOOPBACK)
+
+    def ticker():  # another actor whose steps interleave
+        for _ in range(4):
+            yield (SLEEP, 0.2)
+            log.append((engine.now, "tick"))
+
+    def server():
+        rr = scripted(requests, "request-reply") if script else Actor(generator())
+        msg = yield (SPAWN_THEN, rr, None)
+        for _ in range(3):
+            msg = yield (GET,)
+            log.append((engine.now, msg))
+
+    engine.spawn(ticker())
+    engine.spawn(server())
+    engine.run()
+    assert started == [0.0]
+    return log
+
+
+def test_a_scripted_actor_issues_what_its_generator_would() -> None:
+    log = _request_reply_run(script=True)
+    assert log == _request_reply_run(script=False)
+    # SLEEP_UNTIL 0.5 slept (then the message's two steps), 0.25 (behind) was skipped.
+    assert [m for _, m in log if m != "tick"] == ["decision 1", "decision 2", "ready"]
+    assert log[2][0] > 0.5 and log[2][1] == "decision 1"
+
+
+def test_a_scripted_actor_may_go_on_as_a_generator() -> None:
+    engine = Engine()
+    got: list[str] = []
+
+    def rest():
+        yield (PUT, "registered", LOOPBACK)
+        yield (PUT, "ready", LOOPBACK)
+
+    def server():
+        yield (SPAWN_THEN, scripted(rest, "request-reply"), None)
+        for _ in range(2):
+            got.append((yield (GET,)))
+
+    engine.spawn(server())
+    engine.run()
+    assert got == ["registered", "ready"]
+
+
+def _spawn_then_receive_run(merged: bool) -> list[str]:
+    """A server that spawns a child then receives again: resumed in between (`merged` False)
+    or not (SPAWN_THEN with the receive)."""
+    engine = Engine()
+    order: list[str] = []
+
+    def child():
+        order.append("child runs")
+        yield (PUT, "from child", LOOPBACK)
+        order.append("child's message received")  # before or after the server wakes
+
+    def server():
+        msg = yield (GET,)
+        order.append(f"got {msg}")
+        if merged:
+            msg = yield (SPAWN_THEN, Actor(child(), "child"), (GET,))
+        else:
+            yield (SPAWN, child(), "child", "")
+            msg = yield (GET,)
+        order.append(f"got {msg}")
+
+    def first():
+        yield (PUT, "hello", LOOPBACK)
+
+    engine.spawn(first())
+    engine.spawn(server())
+    engine.run()
+    return order
+
+
+def test_spawn_then_receive_keeps_the_order_of_a_resume() -> None:
+    merged = _spawn_then_receive_run(merged=True)
+    assert merged == _spawn_then_receive_run(merged=False)
+    # The receive comes after the child's post (both in the next round): the message was
+    # queued, so its sender wakes first (SimGrid's order for a receive finding a message).
+    i = merged.index("child's message received")
+    assert merged[i + 1] == "got from child"
 
 
 def test_free_messages_complete_at_the_same_date() -> None:
