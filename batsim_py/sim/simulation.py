@@ -120,8 +120,9 @@ class Simulation:
 
         self.runs: dict[str, JobRun] = {}  # the jobs Batsim still knows
         # Final state of the jobs Batsim forgot (their end was sent to the scheduler): their
-        # run records are dropped, a million-job run would otherwise keep them all.
-        self.ended: dict[str, str] = {}
+        # run records are dropped, a million-job run would otherwise keep them all. `ended`
+        # gives them, made from the job records on first use only (see there).
+        self._ended: dict[str, str] | None = None
         self.events: list[Any] = []
         self.sched_ready = False
         self.end_sent = False
@@ -160,6 +161,22 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
+
+    @property
+    def ended(self) -> dict[str, str]:
+        """The final state of each job Batsim forgot (its end was sent to the scheduler), by id.
+
+        Only decisions about such jobs (an error, or a message to a job that is over), dynamic
+        job registrations and user sources ask: it is made from the job records when first
+        asked (a record whose job is no longer in `runs` is a forgotten job's: a job's record
+        is written as it ends, it is forgotten at the next call to the scheduler, and its state
+        no longer changes in between), then kept up to date; a run that never asks does not
+        keep a million-entry dict."""
+        if self._ended is None:
+            runs = self.runs
+            self._ended = {r.job.id: r.final_state for r in self.job_records
+                           if r.job.id not in runs}
+        return self._ended
 
     @property
     def static_ids(self) -> set[str]:
@@ -343,10 +360,11 @@ class Simulation:
         # Batsim forgets a job once its end was sent (or it was rejected): touching it later
         # is the scheduler's mistake (batsim-semantics §3.5).
         runs = self.runs
-        ended = self.ended
+        ended = self._ended
         for job_id in self._to_forget:
             run = runs.pop(job_id)
-            ended[job_id] = run.state
+            if ended is not None:
+                ended[job_id] = run.state
             for task in run.abandoned:  # deleting the job drops its last task reference
                 self.engine.drop_task(task)
         self._to_forget.clear()

@@ -92,7 +92,8 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool
 
     Its `description` is the original object with "id" replaced by the full identifier, key
     order and JSON number types preserved, because that is what Batsim forwards to the
-    scheduler; the job keeps only what it takes to rebuild it (`_json_form`), not the object.
+    scheduler; the job keeps only what it takes to rebuild it (`Job.json_form`), not the
+    object.
     `owned` is accepted for callers that pass objects parsed for the job alone; either way
     nothing of `obj` but its extra values is kept.
     """
@@ -103,75 +104,91 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool
     wl, name = job_identifier(obj["id"], workload=workload, where=source)
     full_id = f"{wl}!{name}"
 
+    # Each number's code says how its value comes back in `description` (see JobShape).
     subtime = obj.get("subtime")
-    if not ((type(subtime) is int and -_BIG < subtime < _BIG)
-            or (type(subtime) is float and math.isfinite(subtime))):
-        subtime = number(f"{source}: job {full_id}", obj, "subtime")
+    if type(subtime) is int and -_EXACT <= subtime <= _EXACT:
+        sub_code = INT_SUBTIME
+    elif type(subtime) is float and math.isfinite(subtime):
+        sub_code = FLOAT_SUBTIME
+    else:
+        sub_code = OTHER
+        if not (type(subtime) is int and -_BIG < subtime < _BIG):
+            subtime = number(f"{source}: job {full_id}", obj, "subtime")
     walltime = obj.get("walltime", -1.0)
-    if not ((type(walltime) is int and -_BIG < walltime < _BIG)
-            or (type(walltime) is float and math.isfinite(walltime))):
-        walltime = number(f"{source}: job {full_id}", obj, "walltime", default=-1.0)
+    if type(walltime) is int and -_EXACT <= walltime <= _EXACT:
+        wall_code = INT_WALLTIME
+    elif type(walltime) is float and math.isfinite(walltime):
+        wall_code = FLOAT_WALLTIME
+    else:
+        wall_code = OTHER
+        if not (type(walltime) is int and -_BIG < walltime < _BIG):
+            walltime = number(f"{source}: job {full_id}", obj, "walltime", default=-1.0)
     if walltime != -1 and not walltime > 0:
         raise WorkloadError(
             f"{source}: job {full_id}: field 'walltime' must be > 0, or -1 (or absent) for "
             f"no walltime, got {obj['walltime']!r}"
         )
     res = obj.get("res")
+    res_code = RES
     if type(res) is not int or res < 0:
         res = integer(f"{source}: job {full_id}", obj, "res", minimum=0)
+        res_code = OTHER
     profile = obj.get("profile")
+    profile_code = PROFILE
     if type(profile) is not str:
         profile = string(f"{source}: job {full_id}", obj, "profile")
+        profile_code = OTHER
     profile = sys.intern(profile)  # one string per profile, not one per job
 
     mapping = obj.get("smpi_ranks_to_hosts_mapping")
     if mapping is not None:
         _check_rank_mapping(f"{source}: job {full_id}", mapping, res)
 
-    return Job(full_id, wl, name, float(subtime), float(walltime), res, profile,
-               _json_form(obj, res, profile))
+    key = (tuple(obj), sub_code, wall_code, res_code, profile_code)
+    last = _LAST
+    if key == last[0]:  # (the usual case: the keys are the same objects, compared by identity)
+        shape, others = last[1]
+    else:
+        known = _SHAPES.get(key)
+        if known is None:
+            known = _new_shape(key)
+        last[0], last[1] = key, known
+        shape, others = known
+    # Walltimes and sizes repeat from job to job: one object per distinct value, not per job.
+    numbers = _NUMBERS
+    wall = numbers.get(walltime)
+    if wall is None or type(wall) is not float:
+        wall = float(walltime)
+        if len(numbers) < _MAX_NUMBERS:
+            numbers[walltime] = wall
+    if res > 256 and len(_SIZES) < _MAX_NUMBERS:  # (Python shares the smaller ints itself)
+        res = _SIZES.setdefault(res, res)
+    return Job(full_id, wl, name, float(subtime), wall, res, profile,
+               shape if not others else (shape, tuple([obj[k] for k in others])))
 
 
-# The shapes met so far, by (keys, codes of subtime, walltime, res, profile): most workloads
-# have one or a few. Bounded, for processes that read many different workloads.
+_EXACT = 2**53  # every integer up to this one is exactly a double's value
+# The shapes met so far, by (keys, codes of subtime, walltime, res and profile), with the keys
+# whose values a job keeps itself: most workloads have one or a few. Bounded, for processes
+# that read many different workloads.
 _SHAPES: dict[tuple[Any, ...], tuple[JobShape, tuple[str, ...]]] = {}
 _MAX_SHAPES = 4096
+_LAST: list[Any] = [None, None]
+_NUMBERS: dict[Any, float] = {}  # walltime (int or float) -> the float a job keeps
+_SIZES: dict[int, int] = {}
+_MAX_NUMBERS = 1 << 16  # the last job's key and shape: the next one's, most often
 
 
-def _number_code(value: Any, as_float: int, as_int: int) -> int:
-    """How a job rebuilds the JSON number `value` from its float field: `as_float` when it was
-    a float, `as_int` when an integer the float holds exactly, else OTHER (kept as it is)."""
-    if type(value) is float:
-        return as_float
-    if type(value) is int and float(value) == value:
-        return as_int
-    return OTHER
-
-
-def _json_form(obj: Mapping[str, Any], res: int, profile: str) -> Any:
-    """What a job keeps of its JSON object `obj` (see `Job.json_form`): its shared JobShape,
-    with the values of the keys the job's fields cannot give back, if any."""
-    keys = tuple(obj)
-    sub = _number_code(obj["subtime"], FLOAT_SUBTIME, INT_SUBTIME)
-    wall = (_number_code(obj["walltime"], FLOAT_WALLTIME, INT_WALLTIME) if "walltime" in obj
-            else OTHER)
-    raw_res = obj["res"]
-    res_code = RES if type(raw_res) is int and raw_res == res else OTHER
-    prof_code = PROFILE if obj["profile"] == profile and type(obj["profile"]) is str else OTHER
-    key = (keys, sub, wall, res_code, prof_code)
-    known = _SHAPES.get(key)
-    if known is None:
-        codes = {"id": ID, "subtime": sub, "walltime": wall, "res": res_code,
-                 "profile": prof_code}
-        shape = JobShape(keys, tuple(codes.get(k, OTHER) for k in keys))
-        others = tuple(k for k, c in zip(shape.keys, shape.codes, strict=True) if c == OTHER)
-        if len(_SHAPES) >= _MAX_SHAPES:
-            _SHAPES.clear()
-        known = _SHAPES[key] = (shape, others)
-    shape, others = known
-    if not others:
-        return shape
-    return (shape, tuple([obj[k] for k in others]))
+def _new_shape(key: tuple[Any, ...]) -> tuple[JobShape, tuple[str, ...]]:
+    keys, sub_code, wall_code, res_code, profile_code = key
+    codes = {"id": ID, "subtime": sub_code, "walltime": wall_code, "res": res_code,
+             "profile": profile_code}
+    shape = JobShape(keys, tuple(codes.get(k, OTHER) for k in keys))
+    others = tuple(k for k, c in zip(shape.keys, shape.codes, strict=True) if c == OTHER)
+    if len(_SHAPES) >= _MAX_SHAPES:
+        _SHAPES.clear()
+    known = _SHAPES[key] = (shape, others)
+    return known
 
 
 def _check_rank_mapping(where: str, mapping: Any, res: int) -> None:

@@ -58,10 +58,16 @@ class JobShape:
         return obj
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(slots=True, unsafe_hash=True, init=False)
 class Job:
     """A job as read (immutable by convention; not `frozen`, whose `__init__` is four times
-    slower, for workloads of a million jobs)."""
+    slower, for workloads of a million jobs).
+
+    `description` is the job's JSON object, as Batsim forwards it (id rewritten to the full id,
+    key order and number types as read). Given as a Mapping, it is kept as is; a job read from
+    a file is given, and keeps, only how to rebuild it (`json_form`): `description` then
+    rebuilds the object, a new dict at each read (read it once per use).
+    """
 
     id: str  # full identifier "workload!name", e.g. "w0!1"
     workload: str
@@ -70,35 +76,31 @@ class Job:
     walltime: float  # -1.0 means no walltime
     res: int
     profile: str  # profile name, in the same workload
-    # The job's JSON object, as Batsim forwards it (id rewritten to the full id, key order and
-    # number types as read). Given as a Mapping, it is kept as is; a job read from a file is
-    # given, and keeps, only how to rebuild it (`json_form`): reading `description` then
-    # rebuilds the object (a new dict at each read: read it once per use).
-    description: Mapping[str, Any] = field(compare=False, repr=False)
+    # The JSON object (a Mapping), or its JobShape, or (JobShape, values of its OTHER keys).
+    json_form: Any = field(compare=False, repr=False)
+
+    def __init__(self, id: str, workload: str, name: str, subtime: float, walltime: float,
+                 res: int, profile: str, description: Any = None, *,
+                 json_form: Any = None) -> None:
+        # (`json_form=` is how dataclasses.replace passes the kept form on.)
+        self.id = id
+        self.workload = workload
+        self.name = name
+        self.subtime = subtime
+        self.walltime = walltime
+        self.res = res
+        self.profile = profile
+        self.json_form = description if json_form is None else json_form
 
     @property
-    def json_form(self) -> Any:
-        """What the job keeps of its JSON object: the Mapping itself, or its JobShape, or a
-        pair (JobShape, tuple of the values of its OTHER keys)."""
-        return _DESCRIPTION_SLOT.__get__(self, Job)
-
-
-# `description` reads its slot through this property (a dataclass field cannot be a property
-# itself; the constructor, `replace` and pickling still see a plain field named description).
-_DESCRIPTION_SLOT: Any = Job.__dict__["description"]
-
-
-def _description(job: Job) -> Mapping[str, Any]:
-    form = _DESCRIPTION_SLOT.__get__(job, Job)
-    if type(form) is JobShape:
-        return form.build(job, ())
-    if type(form) is tuple:
-        return form[0].build(job, form[1])
-    return form  # type: ignore[no-any-return]
-
-
-setattr(Job, "description", property(_description, _DESCRIPTION_SLOT.__set__,  # noqa: B010
-                                      doc="The job's JSON object (see the field's comment)."))
+    def description(self) -> Mapping[str, Any]:
+        """The job's JSON object (see the class's docstring)."""
+        form = self.json_form
+        if type(form) is JobShape:
+            return form.build(self, ())
+        if type(form) is tuple:
+            return form[0].build(self, form[1])
+        return form  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
