@@ -22,8 +22,11 @@ def wire_time(t: float) -> float:
     `round(t, 6)` is that value: CPython rounds through the same correctly rounded decimal
     conversion as `%.6f` followed by `float()` (checked on millions of doubles, signed zeros
     included, by tests/protocol/test_wire.py), at a third of the cost. The last conversion
-    is remembered (not for zeros, whose sign `==` does not tell).
+    is remembered (not for zeros, whose sign `==` does not tell; only for floats, since an
+    int equal to the last float would otherwise get the float's value, and the reverse).
     """
+    if type(t) is not float:
+        return round(t, 6)
     last = _last
     if t == last[0] and t:
         return last[1]

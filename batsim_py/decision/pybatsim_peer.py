@@ -208,7 +208,7 @@ def _message(now: float, events: Sequence[Event]) -> _Message:
     time is `event_object`'s `round(float(t), 6)`, taken from `now`'s when equal (most
     events are at `now`; not for zeros, whose sign `==` does not tell)."""
     wire_now = wire_time(now)
-    same = now if type(now) is float and type(wire_now) is float and now else None
+    same = now if type(now) is float and now else None
     objects = []
     for event in events:
         cls = type(event)

@@ -38,3 +38,12 @@ def test_repeated_and_zero_times_keep_their_value_and_sign() -> None:
         expected = float("%.6f" % x)
         got = wire_time(x)
         assert got == expected and math.copysign(1, got) == math.copysign(1, expected), x
+
+
+def test_wire_time_keeps_ints_and_floats_apart() -> None:
+    """An int equal to the last float converted (or the reverse) gets its own type back, not
+    the remembered value's."""
+    assert type(wire_time(3.0)) is float
+    assert type(wire_time(3)) is int
+    assert type(wire_time(3.0)) is float
+    assert wire_time(1) == 1 and type(wire_time(1.0)) is float
