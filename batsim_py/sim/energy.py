@@ -133,13 +133,17 @@ class HostEnergy:
             power = self._power(h)
             joules = float(self.energy[h]) + power * (now - last)
             if not joules < math.inf:
-                raise SimulationError(
-                    f"at t={now!r} the consumed energy of host {self.network.host_names[h]} "
-                    f"overflows ({power!r} W for {now - last!r} s after "
-                    f"{float(self.energy[h])!r} J): joules beyond the floats cannot be written")
+                raise self._overflow(h, now, power, last)
             self.energy[h] = joules
             self.last[h] = now
         self.saved_pstate[h] = self.network.pstate[h]
+
+    def _overflow(self, h: int, now: float, watts: float, last: float) -> SimulationError:
+        """Host h's joules would leave the floats: the error naming it (both update paths)."""
+        return SimulationError(
+            f"at t={now!r} the consumed energy of host {self.network.host_names[h]} "
+            f"overflows ({watts!r} W for {now - last!r} s after "
+            f"{float(self.energy[h])!r} J): joules beyond the floats cannot be written")
 
     def _power(self, h: int) -> float:
         """Watts drawn by host h since its last update (its saved pstate, its current load)."""
@@ -233,10 +237,7 @@ class HostEnergy:
         if not joules.max() < math.inf:  # (a nan too)
             k = int(np.flatnonzero(~(joules < math.inf))[0])
             h = int(hosts[k])
-            raise SimulationError(
-                f"at t={now!r} the consumed energy of host {self.network.host_names[h]} "
-                f"overflows ({float(power[k])!r} W for {now - float(self.last[h])!r} s after "
-                f"{float(self.energy[h])!r} J): joules beyond the floats cannot be written")
+            raise self._overflow(h, now, float(power[k]), float(self.last[h]))
         self.energy[hosts] = joules
         self.last[hosts] = now
         current = self.network.pstate

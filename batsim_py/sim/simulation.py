@@ -690,13 +690,9 @@ class Simulation:
         run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn_job(run)
+        self.spawn(job_process(self, run), run.job.id, run.host, run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
-
-    def spawn_job(self, run: JobRun) -> None:
-        """Start the job's executor, an actor on the host of its lowest machine."""
-        self.spawn(job_process(self, run), run.job.id, run.host, run)
 
     def additional_io_job(self, run: JobRun, decision: d.ExecuteJob) -> None:
         if decision.mapping is not None or decision.storage_mapping is not None:
