@@ -118,17 +118,14 @@ class PajeTrace:
         # Where the file was written last (output/files.py reuses its body on a rewrite).
         self.written: tuple[str, int, int, int, int, int] | None = None
 
-    def _record(self, now: float, kind: int, k: int) -> None:
-        self.times.append(now)
-        self.kinds.append(kind)
-        self.jobs.append(k)
-
     def job_starts(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Batsim's update_machines_on_job_run: each machine shows its first job."""
         k = self._ordinal[job_id] = len(self.job_ids)
         self.job_ids.append(job_id)
         self.allocs.append(alloc)
-        self._record(now, _START, k)
+        self.times.append(now)  # (the record's three arrays, appended inline: once per job)
+        self.kinds.append(_START)
+        self.jobs.append(k)
 
     def job_ends(self, job_id: str, alloc: Sequence[int], now: float,
                  unavailable: Collection[int] = ()) -> None:
@@ -136,13 +133,17 @@ class PajeTrace:
         unavailable one writes nothing); one still shared shows its first remaining job."""
         if unavailable:
             self._unavailable[len(self.times)] = frozenset(unavailable)
+        self.times.append(now)
+        self.kinds.append(_END)
         # The job's ordinal is not needed any more: the running jobs' only (a million-job run
         # would otherwise keep a million entries).
-        self._record(now, _END, self._ordinal.pop(job_id))
+        self.jobs.append(self._ordinal.pop(job_id))
 
     def job_killed(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Walltime reached or parallel task cancelled: the kill events (add_job_kill)."""
-        self._record(now, _KILLED, self._ordinal[job_id])
+        self.times.append(now)
+        self.kinds.append(_KILLED)
+        self.jobs.append(self._ordinal[job_id])
 
     # ---------------------------------------------------------------- formatting
     def chunks(self, end_time: float, size: int = 4096) -> Iterator[str]:
