@@ -95,7 +95,12 @@ def read_jobs(draw) -> Job:
 def test_a_read_job_is_handed_over_as_the_generic_route_gives_it(now, evs) -> None:
     """`_submitted` builds a read job's object from its `JobShape` directly: the same values,
     types and key order as `event_object` (the job's rebuilt description, then as parsed)."""
-    generic = {"now": wire_time(now), "events": [event_object(e) for e in evs]}
+    try:
+        generic = {"now": wire_time(now), "events": [event_object(e) for e in evs]}
+    except Exception as exc:  # (non-finite floats: the text route's own reading fails)
+        with pytest.raises(type(exc)):
+            peer._message(now, evs)
+        return
     assert repr(peer._message(now, evs)) == repr(generic)
 
 
