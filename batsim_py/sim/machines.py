@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 
 import numpy as np
@@ -69,7 +69,7 @@ class MachineStates:
         self.counts[old] -= 1
         self.counts[new] += 1
 
-    def job_starts(self, alloc: tuple[int, ...], now: float) -> None:
+    def job_starts(self, alloc: Sequence[int], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
         state = self.state
@@ -96,7 +96,7 @@ class MachineStates:
         if self.listener is not None:
             self.listener(now)
 
-    def job_ends(self, alloc: tuple[int, ...], now: float) -> None:
+    def job_ends(self, alloc: Sequence[int], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
         nb_jobs = self.nb_jobs
