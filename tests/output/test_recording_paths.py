@@ -102,7 +102,7 @@ def test_paje_trace_sharing_on_a_block_then_unavailable_end() -> None:
 
 
 def test_machine_states_block_and_single_paths() -> None:
-    """12 compute machines: a job on 0-9 (a block, more than SMALL machines), one on 10-11
+    """12 compute machines: a job on 0-9 (a block of at least BLOCK machines), one on 10-11
     and one sharing machine 10 (machine by machine). Time in each state counts closed
     intervals only; a row of counts follows every change."""
     states = MachineStates(12, 12)
