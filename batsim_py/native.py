@@ -40,6 +40,7 @@ COMPILED = (
     "batsim_py.sim.jobs",
     "batsim_py.sim.submitter",
     "batsim_py.decision.inprocess",
+    "batsim_py.wire",
 )
 
 
