@@ -506,12 +506,9 @@ def _scheduler_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def make_decision_process(args: argparse.Namespace) -> Any:
-    """The peer the engine talks to: in-process, replayed transcript or ZeroMQ."""
-    from batsim_py.decision.inprocess import InProcess
+    """The peer the engine talks to: in-process, replayed transcript or ZeroMQ (each
+    imported only when chosen: ZeroMQ's modules alone take ~40 ms to import)."""
     from batsim_py.decision.message_log import with_message_log
-    from batsim_py.decision.transcript import RecordingPeer, ReplayPeer
-    from batsim_py.decision.zmq_peer import ZmqPeer
-    from batsim_py.schedulers import get_scheduler
 
     edc = _edc_choice(args)
     if edc is not None:
@@ -528,6 +525,8 @@ def make_decision_process(args: argparse.Namespace) -> Any:
 
         return make_legacy_peer(args, reply_timeout, connect_timeout)
     if args.scheduler is None:
+        from batsim_py.decision.zmq_peer import ZmqPeer
+
         decision = ZmqPeer(args.socket_endpoint, reply_timeout, connect_timeout,
                            command=args.scheduler_command)
         if args.enable_redis or args.redis_server:
@@ -538,17 +537,24 @@ def make_decision_process(args: argparse.Namespace) -> Any:
         raise UsageError("--enable-redis/--redis-server pass job descriptions to an external "
                          "scheduler (-s): not with --scheduler")
     elif args.scheduler.startswith("replay:"):
+        from batsim_py.decision.transcript import ReplayPeer
+
         decision = ReplayPeer(args.scheduler[len("replay:"):], strict=args.replay_strict)
     elif args.scheduler.startswith("pybatsim:"):
         from batsim_py.decision.pybatsim_peer import PybatsimPeer
 
         decision = PybatsimPeer(args.scheduler[len("pybatsim:"):], _scheduler_options(args))
     else:
+        from batsim_py.decision.inprocess import InProcess
+        from batsim_py.schedulers import get_scheduler
+
         decision = InProcess(get_scheduler(args.scheduler, _scheduler_options(args)))
     decision = with_message_log(decision, "quiet" if args.quiet else args.verbosity,
                                 external=args.scheduler is None
                                 or args.scheduler.startswith("replay:"))
     if args.record_transcript:
+        from batsim_py.decision.transcript import RecordingPeer
+
         try:
             decision = RecordingPeer(decision, args.record_transcript)
         except BaseException:

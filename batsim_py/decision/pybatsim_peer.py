@@ -39,9 +39,20 @@ from batsim_py.decision.decisions import ExecuteJob, Reply
 from batsim_py.decision.events import Event, JobCompleted, JobSubmitted
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import ProtocolError, SchedulerError, UsageError
-from batsim_py.protocol.batsim_events import _event_data, event_object
+from batsim_py.protocol.batsim_events import event_object
 from batsim_py.protocol.replies import decode_reply, decode_reply_object
 from batsim_py.wire import read_back, wire_time
+from batsim_py.workload.model import (
+    FLOAT_SUBTIME,
+    FLOAT_WALLTIME,
+    ID,
+    INT_SUBTIME,
+    INT_WALLTIME,
+    OTHER,
+    PROFILE,
+    RES,
+    JobShape,
+)
 
 PREFIX = "pybatsim:"
 INSTALL = "pip install --no-deps pybatsim==3.2.1 procset sortedcontainers docopt"
@@ -55,7 +66,6 @@ class InProcessNetwork:
 
     def __init__(self, socket_endpoint: Any = None, timeout: Any = None, type: Any = None) -> None:
         self.inbox: dict[str, Any] | None = None
-        self.inbox_now = 0.0  # the last message's now, as handed over
         self.outbox: dict[str, Any] | None = None
 
     def bind(self) -> None:
@@ -102,13 +112,13 @@ class PybatsimPeer(DecisionProcess):
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         network = self.network
         network.inbox = message = _message(now, events)
-        network.inbox_now = message["now"]
         network.outbox = None
+        bs = self.bs
         try:
-            if self.bs is None:
+            if bs is None:
                 self.bs = self._start()
             else:
-                self.bs.do_next_event()
+                bs.do_next_event()
         except (SchedulerError, ProtocolError, UsageError):
             raise
         except Exception as exc:
@@ -118,7 +128,7 @@ class PybatsimPeer(DecisionProcess):
         reply = network.outbox
         if reply is None:
             raise SchedulerError(f"scheduler {self.ref} did not reply to a message")
-        fast = _fast_reply(reply, network.inbox_now)
+        fast = _fast_reply(reply, message["now"])
         return fast if fast is not None else _decode(reply, self.ref)
 
     def _start(self) -> Any:
@@ -202,26 +212,113 @@ class _Message(dict):  # type: ignore[type-arg]
 
 def _message(now: float, events: Sequence[Event]) -> _Message:
     """`{"now": .., "events": [event_object(e) ...]}`, the decoded message pybatsim would read
-    from Batsim's text. Job submissions and completions (nearly every event of a run) take
-    `_flat`, which gives what `batsim_json.as_parsed` gives for their flat data; any other
-    event, or data `_flat` does not take, goes through `event_object` itself. An event's
-    time is `event_object`'s `round(float(t), 6)`, taken from `now`'s when equal (most
-    events are at `now`; not for zeros, whose sign `==` does not tell)."""
+    from Batsim's text. Job submissions and completions (nearly every event of a run) are
+    built directly (`_submitted`, `_completed`), with what `batsim_json.as_parsed` gives for
+    their data; any other event, or data those do not take, goes through `event_object`
+    itself. An event's time is `event_object`'s `round(float(t), 6)`, taken from `now`'s
+    when equal (most events are at `now`; not for zeros, whose sign `==` does not tell)."""
     wire_now = wire_time(now)
     same = now if type(now) is float and now else None
     objects = []
     for event in events:
         cls = type(event)
-        if cls is JobSubmitted or cls is JobCompleted:
-            kind, data = _event_data(event)
-            parsed = _flat(data, 0)
-            if parsed is not None:
-                t = event.timestamp
-                objects.append({"timestamp": wire_now if t == same and type(t) is float
-                                else round(float(t), 6), "type": kind, "data": parsed})
-                continue
-        objects.append(event_object(event))
+        if cls is JobCompleted:
+            kind = "JOB_COMPLETED"
+            data = _completed(event)  # type: ignore[arg-type]
+        elif cls is JobSubmitted:
+            kind = "JOB_SUBMITTED"
+            data = _submitted(event)  # type: ignore[arg-type]
+        else:
+            data = None
+        if data is None:
+            objects.append(event_object(event))
+            continue
+        t = event.timestamp
+        objects.append({"timestamp": wire_now if t == same and type(t) is float
+                        else round(float(t), 6), "type": kind, "data": data})
     return _Message(now=wire_now, events=objects)
+
+
+def _completed(event: JobCompleted) -> dict[str, Any] | None:
+    """The data of JOB_COMPLETED as pybatsim reads it (`_event_data`'s, whose values parse
+    back as they are), or None (not plain strings: the generic route)."""
+    job_id = event.job_id
+    state = event.job_state
+    if type(job_id) is not str or type(state) is not str:
+        return None
+    return {"job_id": job_id, "job_state": state, "return_code": int(event.return_code),
+            "alloc": _alloc_text(event.alloc)}
+
+
+def _submitted(event: JobSubmitted) -> dict[str, Any] | None:
+    """The data of JOB_SUBMITTED as pybatsim reads it, built from the job's `JobShape`
+    (a job read from a file) in one pass: the object `job_json` rebuilds, its floats read
+    back from `%.6f` as `_flat` does. None for anything else (a forwarded profile, a job
+    given its JSON object, values `_flat` does not take): the generic route."""
+    job = event.job
+    form = job.json_form
+    if type(form) is JobShape:
+        extra: tuple[Any, ...] = ()
+    elif type(form) is tuple and len(form) == 2 and type(form[0]) is JobShape:
+        form, extra = form
+    else:
+        return None
+    if event.profile is not None:
+        return None
+    job_id = job.id
+    if type(job_id) is not str:
+        return None
+    obj: dict[str, Any] = {}
+    other = 0
+    for key, code in zip(form.keys, form.codes, strict=True):
+        if code == ID:
+            obj[key] = job_id
+        elif code == PROFILE:
+            value = job.profile
+            if type(value) is not str:
+                return None
+            obj[key] = value
+        elif code == RES:
+            value = job.res
+            if type(value) is not int:
+                return None
+            obj[key] = value
+        elif code == INT_SUBTIME:
+            obj[key] = int(job.subtime)
+        elif code == INT_WALLTIME:
+            obj[key] = int(job.walltime)
+        elif code == FLOAT_SUBTIME or code == FLOAT_WALLTIME:
+            value = job.subtime if code == FLOAT_SUBTIME else job.walltime
+            if type(value) is not float or value - value != 0.0:
+                return None
+            obj[key] = round(value, 6)
+        elif code == OTHER:
+            value = _flat_value(extra[other], 2)
+            if value is _NOT_FLAT:
+                return None
+            obj[key] = value
+            other += 1
+        else:  # (a code this reader does not know)
+            return None
+    if "id" not in obj:  # (job_json adds it; a JobShape always has it)
+        return None
+    return {"job_id": job_id, "job": obj}
+
+
+_NOT_FLAT = object()
+
+
+def _flat_value(item: Any, depth: int) -> Any:
+    """One value as `_flat` converts it (a dict at `depth`), or `_NOT_FLAT`."""
+    t = type(item)
+    if t is str or t is int or t is bool or item is None:
+        return item
+    if t is float:
+        return _NOT_FLAT if item - item != 0.0 else round(item, 6)
+    if t is dict and depth <= 2:
+        flat = _flat(item, depth)
+        return _NOT_FLAT if flat is None else flat
+    return _NOT_FLAT
 
 
 def _flat(value: dict[str, Any], depth: int) -> dict[str, Any] | None:
@@ -289,7 +386,9 @@ def _fast_reply(reply: Any, sent_now: float) -> Reply | None:
         alloc = data.get("alloc")
         if type(job_id) is not str or type(alloc) is not str:
             return None
-        ids = _contiguous(alloc)
+        ids = _ALLOCS.get(alloc)
+        if ids is None:
+            ids = _contiguous(alloc)
         if ids is None:
             try:
                 ids = intervalset.parse(alloc)
@@ -299,9 +398,17 @@ def _fast_reply(reply: Any, sent_now: float) -> Reply | None:
     return Reply(now, tuple(decisions))
 
 
+# The allocations met so far (a few thousand distinct ones in a run of 10,000 jobs): the
+# ranges of pybatsim's texts, and the canonical texts of those ranges, read once each.
+_ALLOCS: dict[str, range] = {}
+_ALLOC_TEXTS: dict[range, str] = {}
+_MAX_ALLOCS = 1 << 14
+
+
 def _contiguous(text: str) -> range | None:
     """The ids of a one-token interval set `a-b` or `a` (pybatsim's usual allocation) as a
-    range, when `intervalset.parse` accepts it; None for anything else (parse decides)."""
+    range, when `intervalset.parse` accepts it (remembered in `_ALLOCS`); None for anything
+    else (parse decides)."""
     lo, sep, hi = text.partition("-")
     if not lo.isdecimal() or (sep and not hi.isdecimal()):  # (then int() reads them, as parse)
         return None
@@ -309,7 +416,25 @@ def _contiguous(text: str) -> range | None:
     b = int(hi) if sep else a
     if b < a or b - a >= intervalset.MAX_IDS:
         return None
-    return range(a, b + 1)
+    ids = range(a, b + 1)
+    if len(_ALLOCS) >= _MAX_ALLOCS:
+        _ALLOCS.clear()
+    _ALLOCS[text] = ids
+    return ids
+
+
+def _alloc_text(alloc: Any) -> str:
+    """`intervalset.format(alloc)`, remembered for ranges (the allocations `_contiguous`
+    gives come back in JOB_COMPLETED)."""
+    if type(alloc) is not range:
+        return intervalset.format(alloc)
+    text = _ALLOC_TEXTS.get(alloc)
+    if text is None:
+        text = intervalset.format(alloc)
+        if len(_ALLOC_TEXTS) >= _MAX_ALLOCS:
+            _ALLOC_TEXTS.clear()
+        _ALLOC_TEXTS[alloc] = text
+    return text
 
 
 def _decode(reply: dict[str, Any], ref: str) -> Reply:

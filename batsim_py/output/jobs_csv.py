@@ -12,7 +12,7 @@ import io
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from itertools import chain
+from operator import attrgetter
 from typing import TextIO
 
 import numpy as np
@@ -145,30 +145,119 @@ def _row(r: JobRecord, printed: tuple | None) -> str:
     return _ROW % _fields(r, printed)
 
 
-def _flat_fields(chunk: Sequence[JobRecord], printed: Sequence[list]) -> list:
-    """The values of `_ROW` for every row of `chunk` (jobs that all ran), row after row: the
-    same values `_fields` gives, laid out column by column in C-level slice assignments."""
+_JOB = attrgetter("job")
+_NAME, _WORKLOAD, _PROFILE = attrgetter("name"), attrgetter("workload"), attrgetter("profile")
+_SUBTIME, _RES, _WALLTIME = attrgetter("subtime"), attrgetter("res"), attrgetter("walltime")
+_STATE, _START_TIME = attrgetter("final_state"), attrgetter("starting_time")
+_ALLOC, _ENERGY = attrgetter("alloc"), attrgetter("consumed_energy")
+_METADATA = attrgetter("metadata")
+_RANGE_START, _RANGE_STOP, _RANGE_STEP = attrgetter("start"), attrgetter("stop"), attrgetter("step")
+_EXACT = float(2**53)  # integers up to this one print from an int64 exactly
+# "success,final_state" of each final state.
+_STATE_TEXT = {s: f"{1 if s == 'COMPLETED_SUCCESSFULLY' else 0},{s}" for s in (
+    "COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_KILLED",
+    "COMPLETED_WALLTIME_REACHED")}
+
+
+def _fixed6(column: np.ndarray) -> tuple[str, list]:
+    """How a float64 column prints as `%f`: the format and the values to give it. A column of
+    whole numbers (every time of a run with whole-second dates and delays) prints its values as
+    integers followed by `.000000`, the exact text of `%f` for an integral double, four times
+    cheaper than `%f` (not -0.0, which prints its sign; no value beyond 2**53)."""
+    if len(column) and not np.signbit(column).any():
+        with np.errstate(invalid="ignore"):  # (nan, inf: not whole, not taken)
+            whole = bool((np.floor(column) == column).all() and column.max() <= _EXACT)
+        if whole:
+            return "%d.000000", column.astype(np.int64).tolist()
+    return "%f", column.tolist()
+
+
+def _alloc_columns(allocs: list) -> tuple[list, list, list] | None:
+    """The allocations of a chunk as three columns (first machine, "-" or "", last machine
+    or ""), when they are all contiguous ranges (the usual case): their text without a
+    call per job. None otherwise."""
+    if set(map(type, allocs)) != {range} or set(map(_RANGE_STEP, allocs)) != {1}:
+        return None
+    n = len(allocs)
+    starts = np.fromiter(map(_RANGE_START, allocs), dtype=np.int64, count=n)
+    stops = np.fromiter(map(_RANGE_STOP, allocs), dtype=np.int64, count=n)
+    widths = stops - starts
+    if n and widths.min() < 1:
+        return None
+    single = widths == 1
+    dashes = np.full(n, "-", dtype=object)
+    dashes[single] = ""
+    lasts = (stops - 1).astype(object)
+    lasts[single] = ""
+    return starts.tolist(), dashes.tolist(), lasts.tolist()
+
+
+def _chunk_text(chunk: Sequence[JobRecord], printed: Sequence[np.ndarray]) -> str:
+    """The rows of `chunk` (jobs that all ran: `printed` holds their runtime, finish, waiting,
+    turnaround and stretch doubles), the text `_row` gives each, made by one C-level `%` over
+    the values laid out column by column (slice assignments): no Python call per job."""
     n = len(chunk)
-    width = _ROW.count("%")
+    jobs = list(map(_JOB, chunk))
+    columns: list[tuple[str, list | map]] = [
+        ("%s", list(map(_NAME, jobs))), ("%s", list(map(_WORKLOAD, jobs))),
+        ("%s", list(map(_PROFILE, jobs))),
+        _fixed6(np.fromiter(map(_SUBTIME, jobs), dtype=np.float64, count=n)),
+        ("%d", list(map(_RES, jobs)))]
+    walltimes = list(map(_WALLTIME, jobs))
+    distinct = set(walltimes)
+    if 0.0 in distinct or any(w != w for w in distinct):  # (-0.0 == 0.0; nan != nan)
+        columns.append(("%f", walltimes))
+    else:  # a few distinct values: each printed once
+        texts = {w: "%f" % w for w in distinct}
+        columns.append(("%s", list(map(texts.__getitem__, walltimes))))
+    states = list(map(_STATE, chunk))
+    columns.append(("%s", [_STATE_TEXT.get(s) or _state_text(s) for s in states]))
+    columns.append(_fixed6(np.fromiter(map(_START_TIME, chunk), dtype=np.float64, count=n)))
+    columns += [_fixed6(c) for c in printed]
+    allocs = list(map(_ALLOC, chunk))
+    split = _alloc_columns(allocs)
+    if split is None:
+        columns += [("%s", [intervalset.format(a) for a in allocs]), ("%s", [""] * n),
+                    ("%s", [""] * n)]
+    else:
+        columns += [("%s", split[0]), ("%s", split[1]), ("%s", split[2])]
+    energies = list(map(_ENERGY, chunk))
+    tail = ""
+    energies_given = set(energies) != {None}
+    if not energies_given:
+        tail = "-1.000000"
+    else:
+        columns.append(("%s", ["-1.000000" if e is None else ld_text(e) for e in energies]))
+    metadata = list(map(_METADATA, chunk))
+    if set(metadata) == {""}:
+        tail += ',""'
+    else:
+        columns.append(("%s", metadata))
+    width = len(columns)
     flat: list = [None] * (width * n)
-    jobs = [r.job for r in chunk]
-    flat[0::width] = [j.name for j in jobs]
-    flat[1::width] = [j.workload for j in jobs]
-    flat[2::width] = [j.profile for j in jobs]
-    flat[3::width] = [j.subtime for j in jobs]
-    flat[4::width] = [j.res for j in jobs]
-    flat[5::width] = [j.walltime for j in jobs]
-    states = [r.final_state for r in chunk]
-    flat[6::width] = [1 if s == "COMPLETED_SUCCESSFULLY" else 0 for s in states]
-    flat[7::width] = states
-    flat[8::width] = [r.starting_time for r in chunk]
-    for k, column in enumerate(printed):
-        flat[9 + k::width] = column
-    flat[14::width] = [intervalset.format(r.alloc) for r in chunk]
-    flat[15::width] = ["-1.000000" if r.consumed_energy is None else ld_text(r.consumed_energy)
-                       for r in chunk]
-    flat[16::width] = [r.metadata for r in chunk]
-    return flat
+    for k, (_, values) in enumerate(columns):
+        flat[k::width] = values
+    formats = [f for f, _ in columns]
+    # name,workload,profile,subtime,res,walltime,success+state,start,5 printed,alloc (3 parts)
+    row = ",".join(formats[:13]) + ",%s%s%s,"
+    if width == 16:  # energies and metadata constant
+        row += tail
+    elif energies_given:
+        row += "%s" + (tail or ',"%s"')
+    else:  # energies constant, metadata given
+        row += '-1.000000,"%s"'
+    return (row + "\n") * n % tuple(flat)
+
+
+def _state_text(state: str) -> str:
+    return f"{1 if state == 'COMPLETED_SUCCESSFULLY' else 0},{state}"
+
+
+def _quoting_needed(chunk: Sequence[JobRecord]) -> bool:
+    """Whether a text column of `chunk` needs CSV quotes (C-level scans of each column)."""
+    jobs = list(map(_JOB, chunk))
+    return any(c in text for text in ("".join(map(_NAME, jobs)), "".join(map(_WORKLOAD, jobs)),
+                                      "".join(map(_PROFILE, jobs))) for c in ',"\r\n')
 
 
 def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
@@ -184,17 +273,16 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     j = 0  # next row of the columns (rejected jobs have none)
     for lo in range(0, len(records), CHUNK):
         chunk = records[lo:lo + CHUNK]
-        if _NEEDS_QUOTES.search("".join(
-                chain.from_iterable((r.job.name, r.job.workload, r.job.profile) for r in chunk))):
-            chunk = [_quoted(r) for r in chunk]  # rare: one C-level scan decides
+        if _quoting_needed(chunk):
+            chunk = [_quoted(r) for r in chunk]  # rare
         n = sum(1 for r in chunk if r.final_state != "REJECTED")
         with np.errstate(over="ignore"):  # a long double beyond the doubles prints inf
-            printed = [c[j:j + n].astype(float).tolist() for c in columns]
+            printed = [c[j:j + n].astype(float) for c in columns]
         j += n
         if n == len(chunk):
-            out.write((_ROW * n) % tuple(_flat_fields(chunk, printed)))
+            out.write(_chunk_text(chunk, printed))
         else:
-            rows = iter(zip(*printed, strict=True))
+            rows = iter(zip(*(c.tolist() for c in printed), strict=True))
             out.write("".join(
                 _row(r, None if r.final_state == "REJECTED" else next(rows)) for r in chunk
             ))

@@ -118,17 +118,14 @@ class PajeTrace:
         # Where the file was written last (output/files.py reuses its body on a rewrite).
         self.written: tuple[str, int, int, int, int, int] | None = None
 
-    def _record(self, now: float, kind: int, k: int) -> None:
-        self.times.append(now)
-        self.kinds.append(kind)
-        self.jobs.append(k)
-
     def job_starts(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Batsim's update_machines_on_job_run: each machine shows its first job."""
         k = self._ordinal[job_id] = len(self.job_ids)
         self.job_ids.append(job_id)
         self.allocs.append(alloc)
-        self._record(now, _START, k)
+        self.times.append(now)  # (the record's three arrays, appended inline: once per job)
+        self.kinds.append(_START)
+        self.jobs.append(k)
 
     def job_ends(self, job_id: str, alloc: Sequence[int], now: float,
                  unavailable: Collection[int] = ()) -> None:
@@ -136,13 +133,17 @@ class PajeTrace:
         unavailable one writes nothing); one still shared shows its first remaining job."""
         if unavailable:
             self._unavailable[len(self.times)] = frozenset(unavailable)
+        self.times.append(now)
+        self.kinds.append(_END)
         # The job's ordinal is not needed any more: the running jobs' only (a million-job run
         # would otherwise keep a million entries).
-        self._record(now, _END, self._ordinal.pop(job_id))
+        self.jobs.append(self._ordinal.pop(job_id))
 
     def job_killed(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Walltime reached or parallel task cancelled: the kill events (add_job_kill)."""
-        self._record(now, _KILLED, self._ordinal[job_id])
+        self.times.append(now)
+        self.kinds.append(_KILLED)
+        self.jobs.append(self._ordinal[job_id])
 
     # ---------------------------------------------------------------- formatting
     def chunks(self, end_time: float, size: int = 4096) -> Iterator[str]:
@@ -178,84 +179,104 @@ class PajeTrace:
         for m in range(n):
             out.append(f"{SET_STATE} {0.0:f} machine_state m{m} w\n")
         yield "".join(out)
-        colors = job_colors()
-        defined = bytearray(len(self.job_ids))  # a job's state value is defined at first use
-        nb_defined = 0
-        ids, allocs = self.job_ids, self.allocs
+        yield from _event_chunks(self, size)
 
-        def define(k: int) -> str:
-            """Job k's state value, defined at its first use; colours go in that order."""
-            nonlocal nb_defined
-            defined[k] = 1
-            color = colors[nb_defined % len(colors)]
-            nb_defined += 1
-            return f'{DEFINE_ENTITY_VALUE} j{ids[k]} machine_state "{ids[k]}" {color}\n'
 
-        shown = [-1] * n  # the job each machine shows (-1: waiting)
-        others: dict[int, list[int]] = {}  # jobs sharing a machine with the one it shows
-        nb_others = 0  # entries in `others`' lists: 0 in a run without compute sharing
-        numbers = [str(m) for m in range(n)]  # machine ids as text, joined below
-        times, kinds, jobs = self.times, self.kinds, self.jobs
-        unavailable = self._unavailable
-        for lo in range(0, len(times), size):
-            out = []
-            for r in range(lo, min(lo + size, len(times))):
-                t, kind, k = times[r], kinds[r], jobs[r]
-                prefix = f"{SET_STATE} {t:f} machine_state m"
-                alloc = allocs[k]
-                # The common case, one C-level join per job: a contiguous allocation whose
-                # machines all wait (a start) or all show this job with no other job to show
-                # next (an end, no machine unavailable): a line per machine in allocation order.
-                if type(alloc) is range and alloc.step == 1 and alloc:
-                    a, b = alloc.start, alloc.stop
+def _event_chunks(trace: PajeTrace, size: int) -> Iterator[str]:
+    """The body's events, `size` records at a time.
+
+    Each record's lines share their date and value: its date is formatted once (all the
+    chunk's dates by one C-level `%`), and a job starting on a contiguous block of waiting
+    machines, or ending on one with no other job to show next, writes its block with one
+    C-level `join` over the machine numbers (kept as text). Compute sharing and unavailable
+    machines take the machine-by-machine path."""
+    n = len(trace.machine_names)
+    colors = job_colors()
+    nb_colors = len(colors)
+    ids, allocs = trace.job_ids, trace.allocs
+    defined = bytearray(len(ids))  # a job's state value is defined at first use
+    nb_defined = 0
+    shown = [-1] * n  # the job each machine shows (-1: waiting)
+    others: dict[int, list[int]] = {}  # jobs sharing a machine with the one it shows
+    nb_others = 0  # entries in `others`' lists: 0 in a run without compute sharing
+    numbers = [str(m) for m in range(n)]  # machine ids as text, joined below
+    times, kinds, jobs = trace.times, trace.kinds, trace.jobs
+    unavailable = trace._unavailable
+    set_state = f"{SET_STATE} %f machine_state m\0"
+    for lo in range(0, len(times), size):
+        hi = min(lo + size, len(times))
+        prefixes = ((set_state * (hi - lo)) % tuple(times[lo:hi])).split("\0")
+        out: list[str] = []
+        for r, kind, k, prefix in zip(range(lo, hi), kinds[lo:hi], jobs[lo:hi], prefixes,
+                                       strict=False):  # (prefixes: one more, empty)
+            alloc = allocs[k]
+            # The common case, one C-level join per job: a contiguous allocation whose
+            # machines all wait (a start) or all show this job with no other job to show
+            # next (an end, no machine unavailable): a line per machine in allocation order.
+            if type(alloc) is range and alloc.step == 1:
+                a = alloc.start
+                b = alloc.stop
+                w = b - a
+                if w > 0:
                     if kind == _START:
-                        if shown[a:b].count(-1) == b - a:
+                        if shown[a:b].count(-1) == w:
+                            job = ids[k]
+                            line = f" j{job}\n"
                             if not defined[k]:
-                                out.append(define(k))
-                            line = f" j{ids[k]}\n"
+                                defined[k] = 1
+                                out.append(f'{DEFINE_ENTITY_VALUE} j{job} machine_state '
+                                           f'"{job}" {colors[nb_defined % nb_colors]}\n')
+                                nb_defined += 1
                             out += (prefix, (line + prefix).join(numbers[a:b]), line)
-                            shown[a:b] = [k] * (b - a)
+                            shown[a:b] = [k] * w
                             continue
                     elif (kind == _END and not nb_others and r not in unavailable
-                          and shown[a:b].count(k) == b - a):
+                          and shown[a:b].count(k) == w):
                         out += (prefix, (" w\n" + prefix).join(numbers[a:b]), " w\n")
-                        shown[a:b] = [-1] * (b - a)
+                        shown[a:b] = [-1] * w
                         continue
-                if kind == _START:
-                    line = f" j{ids[k]}\n"
-                    for m in alloc:
-                        if shown[m] < 0:
-                            shown[m] = k
-                            if not defined[k]:
-                                out.append(define(k))
-                            out.append(f"{prefix}{numbers[m]}{line}")
-                        else:  # compute sharing: the machine keeps showing its first job
-                            others.setdefault(m, []).append(k)
-                            nb_others += 1
-                elif kind == _END:
-                    skip = unavailable.get(r, ())
-                    for m in alloc:
-                        if shown[m] != k:  # a job sharing the machine, not shown: no line
-                            others[m].remove(k)
-                            nb_others -= 1
-                            continue
-                        rest = others.get(m)
-                        if not rest:
-                            shown[m] = -1
-                            if m not in skip:
-                                out.append(f"{prefix}{numbers[m]} w\n")
-                            continue
-                        top = min(rest)
-                        rest.remove(top)
+            if kind == _START:
+                line = f" j{ids[k]}\n"
+                for m in alloc:
+                    if shown[m] < 0:
+                        shown[m] = k
+                        if not defined[k]:
+                            defined[k] = 1
+                            out.append(f'{DEFINE_ENTITY_VALUE} j{ids[k]} machine_state '
+                                       f'"{ids[k]}" {colors[nb_defined % nb_colors]}\n')
+                            nb_defined += 1
+                        out.append(f"{prefix}{numbers[m]}{line}")
+                    else:  # compute sharing: the machine keeps showing its first job
+                        others.setdefault(m, []).append(k)
+                        nb_others += 1
+            elif kind == _END:
+                skip = unavailable.get(r, ())
+                for m in alloc:
+                    if shown[m] != k:  # a job sharing the machine, not shown: no line
+                        others[m].remove(k)
                         nb_others -= 1
-                        shown[m] = top
-                        if not defined[top]:
-                            out.append(define(top))
-                        out.append(f"{prefix}{numbers[m]} j{ids[top]}\n")
-                else:
-                    job = f' "{ids[k]}"\n'
-                    head = f"{NEW_EVENT} {t:f} km m"
-                    out.append(f"{NEW_EVENT} {t:f} kk k{job}")
-                    if alloc:
-                        out.append(head + (job + head).join([numbers[x] for x in alloc]) + job)
-            yield "".join(out)
+                        continue
+                    rest = others.get(m)
+                    if not rest:
+                        shown[m] = -1
+                        if m not in skip:
+                            out.append(f"{prefix}{numbers[m]} w\n")
+                        continue
+                    top = min(rest)
+                    rest.remove(top)
+                    nb_others -= 1
+                    shown[m] = top
+                    if not defined[top]:
+                        defined[top] = 1
+                        out.append(f'{DEFINE_ENTITY_VALUE} j{ids[top]} machine_state '
+                                   f'"{ids[top]}" {colors[nb_defined % nb_colors]}\n')
+                        nb_defined += 1
+                    out.append(f"{prefix}{numbers[m]} j{ids[top]}\n")
+            else:
+                t = times[r]
+                job = f' "{ids[k]}"\n'
+                head = f"{NEW_EVENT} {t:f} km m"
+                out.append(f"{NEW_EVENT} {t:f} kk k{job}")
+                if alloc:
+                    out.append(head + (job + head).join([numbers[x] for x in alloc]) + job)
+        yield "".join(out)

@@ -11,6 +11,8 @@ import math
 import re
 import sys
 from collections.abc import Mapping
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from batsim_py.errors import WorkloadError
@@ -165,6 +167,100 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool
         res = _SIZES.setdefault(res, res)
     return Job(full_id, wl, name, float(subtime), wall, res, profile,
                shape if not others else (shape, tuple([obj[k] for k in others])))
+
+
+def parse_jobs(raw_jobs: list[Any], *, workload: str, source: str) -> tuple[Job, ...]:
+    """`parse_job` of every object of `raw_jobs`, in order: the same jobs, the same errors.
+
+    A workload whose job objects all have the same keys in the same order and the same exact
+    number types (a generated or converted workload: tens of thousands to millions of jobs) is
+    checked and built column by column, each check one C-level pass (`map`, `set`, `min`); any
+    other workload, or one that fails a check, is parsed job by job (which names the first job
+    at fault)."""
+    jobs = _uniform_jobs(raw_jobs, workload)
+    if jobs is None:
+        jobs = tuple(parse_job(obj, workload=workload, source=source) for obj in raw_jobs)
+    return jobs
+
+
+def _number_column(values: list[Any], int_code: int, float_code: int) -> int | None:
+    """The JobShape code of a column of numbers all of one exact type (ints within a double's
+    exact range, or finite floats); None otherwise (the job-by-job path then decides)."""
+    kinds = set(map(type, values))
+    if kinds == {int}:
+        return int_code if -_EXACT <= min(values) and max(values) <= _EXACT else None
+    if kinds == {float}:
+        return float_code if all(map(math.isfinite, values)) else None
+    return None
+
+
+def _uniform_jobs(raw_jobs: list[Any], workload: str) -> tuple[Job, ...] | None:
+    """The jobs of `raw_jobs` when every object has the keys of the first in the same order,
+    well-typed values and the common kind of id (see `parse_jobs`); else None."""
+    n = len(raw_jobs)
+    if not n or set(map(type, raw_jobs)) != {dict}:
+        return None
+    keys = tuple(raw_jobs[0])
+    if (not {"id", "subtime", "res", "profile"}.issubset(keys)
+            or "smpi_ranks_to_hosts_mapping" in keys or "\0" in workload
+            or list(map(tuple, raw_jobs)).count(keys) != n):
+        return None
+    raw_ids = list(map(itemgetter("id"), raw_jobs))
+    id_kinds = set(map(type, raw_ids))
+    if id_kinds == {int}:
+        names: list[str] = list(map(str, raw_ids))
+    elif id_kinds == {str}:
+        names = raw_ids
+    else:
+        return None
+    joined = "\0".join(names)
+    if "!" in joined or workload in joined or min(map(len, names)) == 0:
+        return None  # ids with a workload part, or invalid: job by job
+    subtimes = list(map(itemgetter("subtime"), raw_jobs))
+    sub_code = _number_column(subtimes, INT_SUBTIME, FLOAT_SUBTIME)
+    if "walltime" in keys:
+        walltimes = list(map(itemgetter("walltime"), raw_jobs))
+        wall_code = _number_column(walltimes, INT_WALLTIME, FLOAT_WALLTIME)
+        distinct = set(walltimes)
+        if wall_code is None or any(w != -1 and not w > 0 for w in distinct):
+            return None
+    else:
+        wall_code = FLOAT_WALLTIME  # (as parse_job's default -1.0)
+        walltimes = [-1.0] * n
+        distinct = {-1.0}
+    sizes = list(map(itemgetter("res"), raw_jobs))
+    profiles = list(map(itemgetter("profile"), raw_jobs))
+    if (sub_code is None or set(map(type, sizes)) != {int} or min(sizes) < 0
+            or set(map(type, profiles)) != {str}):
+        return None
+    # One object per distinct walltime, size and profile name, as parse_job shares them.
+    numbers = _NUMBERS
+    kept: dict[Any, float] = {}
+    for w in distinct:
+        wall = numbers.get(w)
+        if wall is None or type(wall) is not float:
+            wall = float(w)
+            if len(numbers) < _MAX_NUMBERS:
+                numbers[w] = wall
+        kept[w] = wall
+    walls = list(map(kept.__getitem__, walltimes))
+    if max(sizes) > 256:
+        shared = {r: _SIZES.setdefault(r, r) if len(_SIZES) < _MAX_NUMBERS else r
+                  for r in set(sizes) if r > 256}
+        sizes = [shared.get(r, r) for r in sizes]
+    interned = {p: sys.intern(p) for p in set(profiles)}
+    profiles = list(map(interned.__getitem__, profiles))
+    key = (keys, sub_code, wall_code, RES, PROFILE)
+    known = _SHAPES.get(key)
+    if known is None:
+        known = _new_shape(key)
+    _LAST[0], _LAST[1] = key, known
+    shape, others = known
+    forms: Any = (repeat(shape, n) if not others else
+                  [(shape, tuple([obj[k] for k in others])) for obj in raw_jobs])
+    full_ids = map((workload + "!").__add__, names)
+    return tuple(map(Job, full_ids, repeat(workload, n), names, map(float, subtimes), walls,
+                     sizes, profiles, forms))
 
 
 _EXACT = 2**53  # every integer up to this one is exactly a double's value

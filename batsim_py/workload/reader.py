@@ -17,7 +17,7 @@ from batsim_py.errors import WorkloadError
 from batsim_py.rapidjson_number import rapidjson_double
 from batsim_py.text import line_of, lone_surrogate
 from batsim_py.workload._fields import is_integer, show, type_name
-from batsim_py.workload.jobs import parse_job
+from batsim_py.workload.jobs import parse_jobs
 from batsim_py.workload.model import (
     ComposedProfile,
     Job,
@@ -130,7 +130,7 @@ def parse_workload(
         pname: parse_profile(pname, pobj, source=source, base_dir=base_dir)
         for pname, pobj in raw_profiles.items()
     }
-    jobs = tuple(parse_job(obj, workload=name, source=source, owned=owned) for obj in raw_jobs)
+    jobs = parse_jobs(raw_jobs, workload=name, source=source)
 
     used = _check_jobs(jobs, profiles, source)
     _check_references(profiles, source)

@@ -17,10 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from batsim_py import intervalset
 from batsim_py.decision import pybatsim_peer as peer
 from batsim_py.decision.events import JobCompleted, JobSubmitted, Notify
 from batsim_py.protocol.batsim_events import event_object
 from batsim_py.wire import read_back, wire_time
+from batsim_py.workload.jobs import parse_job
 from batsim_py.workload.model import DelayProfile, Job
 
 times = st.floats(allow_nan=False, allow_infinity=False) | st.floats(0, 2e9) | st.integers(0, 10**6)
@@ -70,6 +72,62 @@ def test_the_message_is_the_generic_one(now, evs) -> None:
         return
     fast = peer._message(now, evs)
     assert repr(fast) == repr(generic)  # values, key order and types (1 vs 1.0, True vs 1)
+
+
+@st.composite
+def read_jobs(draw) -> Job:
+    """Jobs as a workload file gives them (`parse_job`: a `JobShape`, extra values kept or
+    not), the form `_submitted` builds from: ints and floats for the numbers, keys in any
+    order, extra keys of any JSON value."""
+    obj = {"id": draw(st.integers(0, 99) | st.text("ab1", min_size=1, max_size=3)),
+           "subtime": draw(st.integers(0, 10**6) | st.floats(0, 1e7)),
+           "res": draw(st.integers(0, 64)), "profile": draw(st.sampled_from(["p", "delay"]))}
+    if draw(st.booleans()):
+        obj["walltime"] = draw(st.integers(1, 10**6) | st.floats(0.5, 1e7) | st.just(-1))
+    obj.update(draw(st.dictionaries(st.text("xyz", min_size=1, max_size=2), values,
+                                    max_size=2)))
+    keys = draw(st.permutations(list(obj)))
+    return parse_job({k: obj[k] for k in keys}, workload="w0", source="test")
+
+
+@settings(max_examples=300, deadline=None)
+@given(times, st.lists(st.builds(JobSubmitted, timestamp=times, job=read_jobs()), max_size=3))
+def test_a_read_job_is_handed_over_as_the_generic_route_gives_it(now, evs) -> None:
+    """`_submitted` builds a read job's object from its `JobShape` directly: the same values,
+    types and key order as `event_object` (the job's rebuilt description, then as parsed)."""
+    try:
+        generic = {"now": wire_time(now), "events": [event_object(e) for e in evs]}
+    except Exception as exc:  # (non-finite floats: the text route's own reading fails)
+        with pytest.raises(type(exc)):
+            peer._message(now, evs)
+        return
+    assert repr(peer._message(now, evs)) == repr(generic)
+
+
+def test_read_jobs_and_completions_take_the_direct_route(monkeypatch) -> None:
+    """The usual events are built without `event_object` (jobs with and without extra
+    values), and a completion's allocation text is Batsim's canonical one, also when a
+    range is met again or was decided as a non-canonical text ("3-3")."""
+    monkeypatch.setattr(peer, "event_object", None)  # (any call would fail)
+    plain = parse_job({"id": 1, "subtime": 2.5, "walltime": 10, "res": 4, "profile": "p"},
+                      workload="w0", source="t")
+    extra = parse_job({"id": "a", "res": 1, "x": {"y": "s"}, "subtime": 0, "profile": "p",
+                       "z": 0.1234567}, workload="w0", source="t")
+    msg = peer._message(2.5, [JobSubmitted(2.5, plain), JobSubmitted(2.5, extra)])
+    assert [e["data"]["job"] for e in msg["events"]] == [
+        {"id": "w0!1", "subtime": 2.5, "walltime": 10, "res": 4, "profile": "p"},
+        {"id": "w0!a", "res": 1, "x": {"y": "s"}, "subtime": 0, "profile": "p", "z": 0.123457}]
+    assert [type(v) for v in msg["events"][0]["data"]["job"].values()] == [str, float, int,
+                                                                            int, str]
+    ids = peer._fast_reply({"now": 1.0, "events": [
+        {"timestamp": 1.0, "type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "3-3"}},
+        {"timestamp": 1.0, "type": "EXECUTE_JOB", "data": {"job_id": "w0!2", "alloc": "3-3"}},
+    ]}, 1.0).decisions
+    assert [d.alloc for d in ids] == [range(3, 4), range(3, 4)]
+    for alloc in (ids[0].alloc, ids[1].alloc, range(0, 128), (1, 2, 5)):
+        done = peer._message(9.0, [JobCompleted(9.0, "w0!1", "COMPLETED_KILLED", 1, alloc)])
+        assert done["events"][0]["data"]["alloc"] == intervalset.format(alloc)
+    assert done["events"][0]["data"]["alloc"] == "1-2 5"
 
 
 allocs = st.sampled_from(["0-3", "3", "0", "0012", "1-0", "-1", "a", "0-3 5", "3 0-2", "٣",
