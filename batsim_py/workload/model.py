@@ -117,7 +117,7 @@ def _job_name(job: Job) -> str:
     return job.id[len(job.workload) + 1:] if name is None else name
 
 
-Job.name = property(  # type: ignore[assignment,method-assign]
+Job.name = property(  # type: ignore[assignment,method-assign,misc]
     _job_name, _NAME_SLOT.__set__, doc="The job's name in its workload (`id` without "
     "'workload!').")
 
