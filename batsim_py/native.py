@@ -34,6 +34,13 @@ COMPILED = (
     "batsim_py.sim.engine",
     "batsim_py.schedulers.freespace",
     "batsim_py.schedulers.easy",
+    # the per-job path: the server and its handlers, job executors, submitters, the
+    # in-process exchange and the records it carries
+    "batsim_py.sim.simulation",
+    "batsim_py.sim.jobs",
+    "batsim_py.sim.submitter",
+    "batsim_py.decision.inprocess",
+    "batsim_py.wire",
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 REFERENCE = PROJECT / "tests" / "conformance" / "reference"
 F_10K = REFERENCE / "f_10k_easy_cluster128_quiet"
 
+E3 = "tests/conformance/reference/e3_kill_batsched_killer2_delays_small"
 RUNS = {
     # delay and composed jobs, EASY, messages over a real network
     "easy_1k": ["-p", "platforms/cluster128.xml", "-w", "workloads/gen_delay_1k_128.json",
@@ -28,6 +30,28 @@ RUNS = {
                "--scheduler", "fcfs_sleep", "--sched-cfg", '{"idle_timeout": 30}'],
     "mixed": ["-p", "platforms/small4.xml", "-w", "workloads/mixed_small.json",
               "--scheduler", "fcfs"],
+    # parallel tasks on shared machines
+    "sharing": ["-p", "platforms/cluster128.xml", "-w", "workloads/parallel_small.json",
+                "--scheduler", "easy", "--enable-compute-sharing", "--timing", "ideal"],
+    # kills with progress reports, profiles forwarded (a recorded batsched run, replayed)
+    "kills": ["-p", f"{E3}/small_platform.xml", "-w", f"{E3}/test_delays.json",
+              "--forward-profiles-on-submission", "--scheduler",
+              f"replay:{E3}/transcript.jsonl"],
+    # machines becoming unavailable (an --events file), a user scheduler class
+    "events": ["-p", "platforms/small4.xml", "-w", "workloads/delays_small.json",
+               "--events", "workloads/events_small.jsonl",
+               "--scheduler", "examples/inprocess_fcfs.py:AvailabilityFcfs"],
+    # the peers that call the simulation's methods: Flux, batprotocol EDC, legacy, pybatsim
+    "flux": ["-p", "platforms/small4.xml", "-w", "workloads/delays_small.json",
+             "--protocol", "flux", "--flux-scheduler", "easy"],
+    "edc": ["-p", "platforms/small4.xml", "-w", "workloads/delays_small.json",
+            "-l", "batsim_py.edcs.easy", "{}"],
+    "legacy": ["-p", "platforms/small4.xml", "-w", "workloads/delays_small.json",
+               "--legacy-protocol", "1", "-s", "unix:{tmp}/sock", "--scheduler-command",
+               "python -m batsim_py.legacy_client.fcfs -s unix:{tmp}/sock --version 1 "
+               "-w workloads/delays_small.json"],
+    "pybatsim": ["-p", "platforms/small4.xml", "-w", "workloads/delays_small.json",
+                 "--scheduler", "pybatsim:easyBackfill"],
 }
 
 
@@ -37,6 +61,7 @@ def _outputs(tmp: Path, args: list[str], pure: bool) -> dict[str, bytes]:
     if pure:
         env["BATSIM_PY_PURE"] = "1"
     prefix = tmp / ("pure" if pure else "compiled")
+    args = [a.replace("{tmp}", str(tmp)) for a in args]
     subprocess.run([sys.executable, "-m", "batsim_py.cli", *args, "-q", "-e", str(prefix)],
                    cwd=PROJECT, env=env, check=True, capture_output=True)
     return {p.name.split("_", 1)[1]: p.read_bytes() for p in tmp.glob(prefix.name + "_*")}
@@ -45,6 +70,10 @@ def _outputs(tmp: Path, args: list[str], pure: bool) -> dict[str, bytes]:
 @pytest.mark.skipif(not native.compiled_modules(), reason="installed without a compiled kernel")
 @pytest.mark.parametrize("case", sorted(RUNS))
 def test_compiled_and_pure_outputs_are_identical(tmp_path: Path, case: str) -> None:
+    if case == "kills" and not (PROJECT / E3).is_dir():
+        pytest.skip("needs the reference corpus")
+    if case == "pybatsim" and importlib.util.find_spec("batsim") is None:
+        pytest.skip("pybatsim is not installed")
     compiled = _outputs(tmp_path, RUNS[case], pure=False)
     pure = _outputs(tmp_path, RUNS[case], pure=True)
     assert "jobs.csv" in compiled and compiled.keys() == pure.keys()

@@ -10,7 +10,7 @@ hundreds of thousands of these are made per run (they stay hashable: `unsafe_has
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -58,7 +58,7 @@ class JobCompleted:
     job_id: str
     job_state: str
     return_code: int
-    alloc: tuple[int, ...]
+    alloc: Sequence[int]  # as EXECUTE_JOB gave it (a tuple, or a range when contiguous)
 
 
 @dataclass(slots=True, unsafe_hash=True)

@@ -18,6 +18,7 @@ from typing import TextIO
 import numpy as np
 
 from batsim_py import intervalset
+from batsim_py.output.fixed import fixed6
 from batsim_py.workload.model import Job
 
 HEADER = (
@@ -152,24 +153,10 @@ _STATE, _START_TIME = attrgetter("final_state"), attrgetter("starting_time")
 _ALLOC, _ENERGY = attrgetter("alloc"), attrgetter("consumed_energy")
 _METADATA = attrgetter("metadata")
 _RANGE_START, _RANGE_STOP, _RANGE_STEP = attrgetter("start"), attrgetter("stop"), attrgetter("step")
-_EXACT = float(2**53)  # integers up to this one print from an int64 exactly
 # "success,final_state" of each final state.
 _STATE_TEXT = {s: f"{1 if s == 'COMPLETED_SUCCESSFULLY' else 0},{s}" for s in (
     "COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_KILLED",
     "COMPLETED_WALLTIME_REACHED")}
-
-
-def _fixed6(column: np.ndarray) -> tuple[str, list]:
-    """How a float64 column prints as `%f`: the format and the values to give it. A column of
-    whole numbers (every time of a run with whole-second dates and delays) prints its values as
-    integers followed by `.000000`, the exact text of `%f` for an integral double, four times
-    cheaper than `%f` (not -0.0, which prints its sign; no value beyond 2**53)."""
-    if len(column) and not np.signbit(column).any():
-        with np.errstate(invalid="ignore"):  # (nan, inf: not whole, not taken)
-            whole = bool((np.floor(column) == column).all() and column.max() <= _EXACT)
-        if whole:
-            return "%d.000000", column.astype(np.int64).tolist()
-    return "%f", column.tolist()
 
 
 def _alloc_columns(allocs: list) -> tuple[list, list, list] | None:
@@ -201,7 +188,7 @@ def _chunk_text(chunk: Sequence[JobRecord], printed: Sequence[np.ndarray]) -> st
     columns: list[tuple[str, list | map]] = [
         ("%s", list(map(_NAME, jobs))), ("%s", list(map(_WORKLOAD, jobs))),
         ("%s", list(map(_PROFILE, jobs))),
-        _fixed6(np.fromiter(map(_SUBTIME, jobs), dtype=np.float64, count=n)),
+        fixed6(np.fromiter(map(_SUBTIME, jobs), dtype=np.float64, count=n)),
         ("%d", list(map(_RES, jobs)))]
     walltimes = list(map(_WALLTIME, jobs))
     distinct = set(walltimes)
@@ -212,8 +199,8 @@ def _chunk_text(chunk: Sequence[JobRecord], printed: Sequence[np.ndarray]) -> st
         columns.append(("%s", list(map(texts.__getitem__, walltimes))))
     states = list(map(_STATE, chunk))
     columns.append(("%s", [_STATE_TEXT.get(s) or _state_text(s) for s in states]))
-    columns.append(_fixed6(np.fromiter(map(_START_TIME, chunk), dtype=np.float64, count=n)))
-    columns += [_fixed6(c) for c in printed]
+    columns.append(fixed6(np.fromiter(map(_START_TIME, chunk), dtype=np.float64, count=n)))
+    columns += [fixed6(c) for c in printed]
     allocs = list(map(_ALLOC, chunk))
     split = _alloc_columns(allocs)
     if split is None:

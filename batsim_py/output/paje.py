@@ -25,6 +25,10 @@ import random
 from array import array
 from collections.abc import Collection, Iterator, Sequence
 
+import numpy as np
+
+from batsim_py.output.fixed import fixed6
+
 # Pajé event ids, as Batsim numbers them (export.hpp, PajeTracerOutputConstants).
 (DEFINE_CONTAINER_TYPE, CREATE_CONTAINER, DESTROY_CONTAINER, DEFINE_STATE_TYPE,
  DEFINE_ENTITY_VALUE, SET_STATE, DEFINE_EVENT_TYPE, NEW_EVENT, DEFINE_VARIABLE_TYPE,
@@ -186,10 +190,11 @@ def _event_chunks(trace: PajeTrace, size: int) -> Iterator[str]:
     """The body's events, `size` records at a time.
 
     Each record's lines share their date and value: its date is formatted once (all the
-    chunk's dates by one C-level `%`), and a job starting on a contiguous block of waiting
-    machines, or ending on one with no other job to show next, writes its block with one
-    C-level `join` over the machine numbers (kept as text). Compute sharing and unavailable
-    machines take the machine-by-machine path."""
+    chunk's dates by one C-level `%`, from integers when they are whole: `fixed6`), and a
+    job starting on a contiguous block of waiting machines, or ending on one with no other
+    job to show next, writes its block with one C-level `join` over the machine numbers
+    (kept as text). Compute sharing and unavailable machines take the machine-by-machine
+    path."""
     n = len(trace.machine_names)
     colors = job_colors()
     nb_colors = len(colors)
@@ -202,10 +207,12 @@ def _event_chunks(trace: PajeTrace, size: int) -> Iterator[str]:
     numbers = [str(m) for m in range(n)]  # machine ids as text, joined below
     times, kinds, jobs = trace.times, trace.kinds, trace.jobs
     unavailable = trace._unavailable
-    set_state = f"{SET_STATE} %f machine_state m\0"
+    dates = np.frombuffer(times, dtype=np.float64) if len(times) else np.zeros(0)
     for lo in range(0, len(times), size):
         hi = min(lo + size, len(times))
-        prefixes = ((set_state * (hi - lo)) % tuple(times[lo:hi])).split("\0")
+        date, values = fixed6(dates[lo:hi])
+        prefixes = ((f"{SET_STATE} {date} machine_state m\0" * (hi - lo)) % tuple(values)
+                    ).split("\0")
         out: list[str] = []
         for r, kind, k, prefix in zip(range(lo, hi), kinds[lo:hi], jobs[lo:hi], prefixes,
                                        strict=False):  # (prefixes: one more, empty)

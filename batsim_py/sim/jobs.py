@@ -10,8 +10,8 @@ task was running.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-from typing import Any
+from collections.abc import Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from batsim_py.workload.model import (
     SendProfile,
     TraceProfile,
 )
+
+if TYPE_CHECKING:  # (simulation.py imports this module; compiled together, typed natively)
+    from batsim_py.sim.simulation import Simulation
 
 PTASK_PROFILES = (
     ParallelProfile,
@@ -75,7 +78,7 @@ class JobRun:
         self.state = "SUBMITTED"
         self.starting_time = -1.0
         self.end_time = -1.0  # clock when it finished or was killed
-        self.alloc: tuple[int, ...] = ()
+        self.alloc: Sequence[int] = ()  # as EXECUTE_JOB gave it: a tuple or a range
         self.mapping: tuple[int, ...] | None = None
         self.return_code = -1
         self.metadata = ""
@@ -107,7 +110,10 @@ def _progress(
     """The progress tree of `frames[level:]`, built from the innermost level outwards (a loop,
     not a recursion: composed profiles may nest thousands deep)."""
     inner: ProgressNode | None = None
-    for profile, info in reversed(frames[level:]):
+    levels = frames[level:]
+    levels.reverse()
+    for frame in levels:
+        profile, info = frame[0], frame[1]
         if isinstance(profile, (ComposedProfile, SendProfile, RecvProfile)):
             if inner is None:
                 inner = ProgressNode(profile_name=profile.name, current_task_index=info)
@@ -148,7 +154,8 @@ def delay_race(delay: float, remaining: float) -> tuple[float, bool]:
 
 
 def execute_profile(
-    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime,
+    sim: Simulation, run: JobRun, profile: Profile, profiles: Mapping[str, Profile],
+    wall: Walltime,
     io: Profile | None = None,
 ) -> Generator[tuple, Any, int]:
     """Run one profile to its end; return its Batsim return code. `io`: the IO profile merged
@@ -209,7 +216,8 @@ def _cycle_message(run: JobRun, profile: Profile) -> str:
 
 
 def _execute_leaf(
-    sim: Any, run: JobRun, profile: Profile, profiles: Mapping[str, Profile], wall: Walltime,
+    sim: Simulation, run: JobRun, profile: Profile, profiles: Mapping[str, Profile],
+    wall: Walltime,
     io: Profile | None,
 ) -> Generator[tuple, Any, int]:
     """Run a profile that is not composed; return its Batsim return code."""
@@ -263,7 +271,7 @@ def _execute_leaf(
 
 
 def execute_usage_trace(
-    sim: Any, run: JobRun, profile: TraceProfile, wall: Walltime
+    sim: Simulation, run: JobRun, profile: TraceProfile, wall: Walltime
 ) -> Generator[tuple, Any, int]:
     """Replay one trace per rank, each rank an actor on its host (§4.5), as Batsim does: the
     job waits for every rank's 4-byte "done" message, within the remaining walltime, and kills
@@ -291,14 +299,14 @@ def execute_usage_trace(
     remaining = wall.remaining
     while run.ranks:
         start = engine.now
-        rank = yield (GET_FROM, box, remaining)
-        if rank == TIMEOUT:
+        done: Any = yield (GET_FROM, box, remaining)  # a rank, or TIMEOUT (a string)
+        if done == TIMEOUT:
             for actor in run.ranks.values():
                 engine.kill(actor)
             run.ranks.clear()
             engine.drop_mailbox(box)
             return -1
-        del run.ranks[rank]
+        del run.ranks[done]
         if remaining >= 0:
             remaining = remaining - (engine.now - start)
             wall.remaining = remaining
@@ -307,7 +315,8 @@ def execute_usage_trace(
 
 
 def rank_process(
-    sim: Any, run: JobRun, lines: list[tuple[float, float]], rank: int, host: str, box: str
+    sim: Simulation, run: JobRun, lines: Sequence[tuple[float, float]], rank: int, host: str,
+    box: str,
 ) -> Generator[tuple, Any, None]:
     """One rank: each `m_usage u f` line uses max(round(u x cores), 1) cores of its host, each
     computing f flops; then it tells the job it is done."""
@@ -319,7 +328,7 @@ def rank_process(
     yield (PUT_TO, rank, sim.cost_between(host, run.host, 4.0), box)
 
 
-def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None) -> Any:
+def ptask_of(sim: Simulation, run: JobRun, profile: Profile, io: Profile | None = None) -> Any:
     """The parallel task a profile runs on the job's executors (batsim-semantics §4.3), merged
     with the IO profile `io` if the job has an additional_io_job."""
     if io is not None and isinstance(profile, (DataStagingProfile, ParallelHomogeneousPFSProfile)):
@@ -360,6 +369,7 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None)
         com = np.array(profile.com, dtype=np.float64).reshape(k, k)
         matrix = com if (com > 0).any() else None
     else:
+        assert isinstance(profile, (ParallelHomogeneousProfile, ParallelHomogeneousTotalProfile))
         cpu, comm = profile.cpu, profile.com
         if isinstance(profile, ParallelHomogeneousTotalProfile):
             cpu, comm = cpu / n, comm / n
@@ -380,14 +390,15 @@ def ptask_of(sim: Any, run: JobRun, profile: Profile, io: Profile | None = None)
     return _row(sim, run, profile, hosts, flops, matrix)
 
 
-def _row(sim: Any, run: JobRun, profile: Profile, hosts: list, flops: Any, matrix: Any) -> Any:
+def _row(sim: Simulation, run: JobRun, profile: Profile, hosts: list, flops: Any,
+         matrix: Any) -> Any:
     try:
         return sim.engine.network.row(hosts, flops, matrix)
     except AmountOverflow as exc:
         raise WorkloadError(f"job {run.job.id}: profile '{profile.name}': {exc}") from None
 
 
-def storage_machine(sim: Any, run: JobRun, label: str, required: bool) -> int:
+def storage_machine(sim: Simulation, run: JobRun, label: str, required: bool) -> int:
     """The storage machine a profile's label names (EXECUTE_JOB storage_mapping, §4.3)."""
     mapping = run.storage_mapping
     if mapping is not None and label in mapping:
@@ -407,7 +418,7 @@ def storage_machine(sim: Any, run: JobRun, label: str, required: bool) -> int:
     return machine
 
 
-def job_process(sim: Any, run: JobRun) -> Generator[tuple, Any, None]:
+def job_process(sim: Simulation, run: JobRun) -> Generator[tuple, Any, None]:
     """The executor of one job, on the host of its lowest allocated machine."""
     run.starting_time = now = sim.engine.now
     trace = sim.energy_trace

@@ -25,7 +25,7 @@ within their rounding error (about 1e-19 relative) of the middle between two dou
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from batsim_py.output import machine_states_csv
 
@@ -99,7 +99,7 @@ class MachineStates:
         self.counts[old] -= 1
         self.counts[new] += 1
 
-    def job_starts(self, alloc: tuple[int, ...], now: float) -> None:
+    def job_starts(self, alloc: Sequence[int], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
         state = self.state
@@ -138,7 +138,7 @@ class MachineStates:
         if self.listener is not None:
             self.listener(now)
 
-    def job_ends(self, alloc: tuple[int, ...], now: float) -> None:
+    def job_ends(self, alloc: Sequence[int], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
         nb_jobs = self.nb_jobs

@@ -15,7 +15,7 @@ import time as wallclock
 from collections import ChainMap, deque
 from collections.abc import Callable, Generator, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from batsim_py import intervalset
 from batsim_py.decision import decisions as d
@@ -446,8 +446,9 @@ class Simulation:
             if kind is d.RegisterProfile:
                 register_profile(decision, self.profiles_of)
                 return ("PROFILE_REGISTERED",)
-            job = register_job(decision, self.profiles_of, ChainMap(self.runs, self.ended),
-                               self.static_ids)
+            known = ChainMap(cast("dict[str, object]", self.runs),
+                             cast("dict[str, object]", self.ended))
+            job = register_job(decision, self.profiles_of, known, self.static_ids)
             self.runs[job.id] = JobRun(job, self.profiles_of[job.workload][job.profile])
             return ("REGISTERED", job)
         return ("DECISION", decision)
@@ -750,6 +751,7 @@ class Simulation:
         now = self.engine.now
         where = f"SET_RESOURCE_STATE at t={now:f}"
         target = decision.state
+        assert self.pstates is not None and self.energy_trace is not None  # (on_decision: -E)
         kinds = self.pstates.kinds
         for m in decision.resources:
             if not 0 <= m < len(self.hosts):
@@ -807,14 +809,17 @@ class Simulation:
         network = self.engine.network
         network.pstate[h] = pstate
         self.engine.set_speed(h, self.machines.all[machine].host.speeds[pstate])
+        assert self.energy_trace is not None  # (pstates change only with -E)
         self.energy_trace.hosts.update(h)  # SimGrid's plugin updates on a speed change
 
     def switch_off(self, machine: int, target: int) -> Generator[tuple, Any, None]:
+        assert self.pstates is not None
         off, _ = self.pstates.sleep[machine][target]
         yield from self.switch(machine, off, target, SLEEPING)
 
     def switch_on(self, machine: int, target: int) -> Generator[tuple, Any, None]:
         current = self.engine.network.pstate[self.machine_host[machine]]
+        assert self.pstates is not None
         _, on = self.pstates.sleep[machine][current]
         yield from self.switch(machine, on, target, IDLE)
 
@@ -843,6 +848,7 @@ class Simulation:
 
     def request_done(self, machines: tuple[int, ...], target: int, row: bool = True) -> None:
         now = self.engine.now
+        assert self.energy_trace is not None
         self.energy_trace.pstate_change(now, machines, target)
         self.energy_trace.entry(now, "p")
         if row:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from batsim_py.sim.engine import PUT, SLEEP
 from batsim_py.workload.model import Job, Workload
+
+if TYPE_CHECKING:  # (simulation.py imports this module; compiled together, typed natively)
+    from batsim_py.sim.simulation import Simulation
 
 LD = np.longdouble
 
@@ -24,10 +27,11 @@ def submission_order(workload: Workload) -> list[Job]:
     return sorted(workload.jobs, key=_subtime_and_id)
 
 
-def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, None]:
+def submitter_process(sim: Simulation, workload: Workload) -> Generator[tuple, Any, None]:
     trace = sim.energy_trace
 
     def first_job() -> None:
+        assert trace is not None
         if trace.first_submission is None:
             trace.first_submission = trace.total()  # Batsim's origin of consumed_joules
 
@@ -35,7 +39,7 @@ def submitter_process(sim: Any, workload: Workload) -> Generator[tuple, Any, Non
                        first_job if trace is not None else None)
 
 
-def event_submitter_process(sim: Any, events: Any) -> Generator[tuple, Any, None]:
+def event_submitter_process(sim: Simulation, events: Any) -> Generator[tuple, Any, None]:
     """External events, submitted like jobs: batches of events due, with the same drift."""
     yield from _submit(sim, events.events, _timestamp, "EVENTS", "EVENTS_BYE", None)
 
@@ -60,7 +64,7 @@ _timestamp = attrgetter("timestamp")
 
 
 def _submit(
-    sim: Any, items: Sequence[Any], date: Callable[[Any], float], batch_kind: str,
+    sim: Simulation, items: Sequence[Any], date: Callable[[Any], float], batch_kind: str,
     bye_kind: str, on_item: Callable[[], None] | None,
 ) -> Generator[tuple, Any, None]:
     """Hello, batches of the items due (drift rule), goodbye: one submitter's life."""

@@ -177,10 +177,17 @@ def parse_jobs(raw_jobs: list[Any], *, workload: str, source: str) -> tuple[Job,
     checked and built column by column, each check one C-level pass (`map`, `set`, `min`); any
     other workload, or one that fails a check, is parsed job by job (which names the first job
     at fault)."""
-    jobs = _uniform_jobs(raw_jobs, workload)
-    if jobs is None:
-        jobs = tuple(parse_job(obj, workload=workload, source=source) for obj in raw_jobs)
-    return jobs
+    out: list[Job] = []
+    for lo in range(0, len(raw_jobs), _BLOCK):  # (blocks: columns of a million jobs are big)
+        block = raw_jobs[lo:lo + _BLOCK]
+        jobs = _uniform_jobs(block, workload)
+        if jobs is None:
+            jobs = [parse_job(obj, workload=workload, source=source) for obj in block]
+        out += jobs
+    return tuple(out)
+
+
+_BLOCK = 1 << 16
 
 
 def _number_column(values: list[Any], int_code: int, float_code: int) -> int | None:
@@ -194,7 +201,7 @@ def _number_column(values: list[Any], int_code: int, float_code: int) -> int | N
     return None
 
 
-def _uniform_jobs(raw_jobs: list[Any], workload: str) -> tuple[Job, ...] | None:
+def _uniform_jobs(raw_jobs: list[Any], workload: str) -> list[Job] | None:
     """The jobs of `raw_jobs` when every object has the keys of the first in the same order,
     well-typed values and the common kind of id (see `parse_jobs`); else None."""
     n = len(raw_jobs)
@@ -203,7 +210,7 @@ def _uniform_jobs(raw_jobs: list[Any], workload: str) -> tuple[Job, ...] | None:
     keys = tuple(raw_jobs[0])
     if (not {"id", "subtime", "res", "profile"}.issubset(keys)
             or "smpi_ranks_to_hosts_mapping" in keys or "\0" in workload
-            or list(map(tuple, raw_jobs)).count(keys) != n):
+            or not all(map(keys.__eq__, map(tuple, raw_jobs)))):
         return None
     raw_ids = list(map(itemgetter("id"), raw_jobs))
     id_kinds = set(map(type, raw_ids))
@@ -259,8 +266,8 @@ def _uniform_jobs(raw_jobs: list[Any], workload: str) -> tuple[Job, ...] | None:
     forms: Any = (repeat(shape, n) if not others else
                   [(shape, tuple([obj[k] for k in others])) for obj in raw_jobs])
     full_ids = map((workload + "!").__add__, names)
-    return tuple(map(Job, full_ids, repeat(workload, n), names, map(float, subtimes), walls,
-                     sizes, profiles, forms))
+    return list(map(Job, full_ids, repeat(workload, n), names, map(float, subtimes), walls,
+                    sizes, profiles, forms))
 
 
 _EXACT = 2**53  # every integer up to this one is exactly a double's value

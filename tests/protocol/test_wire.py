@@ -23,7 +23,8 @@ def _samples(n: int):
                 yield x
         else:
             yield rng.uniform(-1, 1) * 10 ** rng.randint(-12, 15)
-    yield from (0.0, -0.0, -1e-9, 4.9999995e-7, 0.0000005, 1.0000005, 2.5e-7, -2.5e-7)
+    yield from (0.0, -0.0, -1e-9, 4.9999995e-7, 0.0000005, 1.0000005, 2.5e-7, -2.5e-7,
+                0.0078125, -0.0078125, 3 / 128, 2.0**50 / 1e6, -(2.0**50) / 1e6, 1e300)
 
 
 def test_wire_time_is_the_printed_value_read_back() -> None:

@@ -115,3 +115,13 @@ def test_workload_names() -> None:
     raw = _uniform(20, random.Random(4), int_ids=False)
     for workload in ("w0", "job1", "b", "w\0"):
         _same(raw, workload)
+
+
+def test_blocks(monkeypatch) -> None:
+    """A large workload is taken in blocks: an odd block goes job by job, the others not."""
+    monkeypatch.setattr(jobs_module, "_BLOCK", 7)
+    raw = _uniform(40, random.Random(5))
+    raw[20]["subtime"] = 1.5  # the third block: job by job (float among ints), no error
+    _same(raw)
+    raw[30]["res"] = -1  # the fifth block: the first error
+    _same(raw)
