@@ -182,14 +182,15 @@ def _alloc_columns(allocs: list) -> tuple[list, list, list] | None:
     return starts.tolist(), dashes.tolist(), lasts.tolist()
 
 
-def _chunk_text(chunk: Sequence[JobRecord], printed: Sequence[np.ndarray]) -> str:
+def _chunk_text(chunk: Sequence[JobRecord], printed: Sequence[np.ndarray], jobs: list[Job],
+                names: list[str]) -> str:
     """The rows of `chunk` (jobs that all ran: `printed` holds their runtime, finish, waiting,
     turnaround and stretch doubles), the text `_row` gives each, made by one C-level `%` over
-    the values laid out column by column (slice assignments): no Python call per job."""
+    the values laid out column by column (slice assignments): no Python call per job.
+    `jobs`, `names`: the chunk's jobs and their names."""
     n = len(chunk)
-    jobs = list(map(_JOB, chunk))
     columns: list[tuple[str, list | map]] = [
-        ("%s", list(map(_NAME, jobs))), ("%s", list(map(_WORKLOAD, jobs))),
+        ("%s", names), ("%s", list(map(_WORKLOAD, jobs))),
         ("%s", list(map(_PROFILE, jobs))),
         fixed6(np.fromiter(map(_SUBTIME, jobs), dtype=np.float64, count=n)),
         ("%d", list(map(_RES, jobs)))]
@@ -243,10 +244,9 @@ def _state_text(state: str) -> str:
     return f"{1 if state == 'COMPLETED_SUCCESSFULLY' else 0},{state}"
 
 
-def _quoting_needed(chunk: Sequence[JobRecord]) -> bool:
-    """Whether a text column of `chunk` needs CSV quotes (C-level scans of each column)."""
-    jobs = list(map(_JOB, chunk))
-    return any(c in text for text in ("".join(map(_NAME, jobs)), "".join(map(_WORKLOAD, jobs)),
+def _quoting_needed(jobs: list[Job], names: list[str]) -> bool:
+    """Whether a text column of `jobs` needs CSV quotes (C-level scans of each column)."""
+    return any(c in text for text in ("".join(names), "".join(map(_WORKLOAD, jobs)),
                                       "".join(map(_PROFILE, jobs))) for c in ',"\r\n')
 
 
@@ -263,14 +263,18 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     j = 0  # next row of the columns (rejected jobs have none)
     for lo in range(0, len(records), CHUNK):
         chunk = records[lo:lo + CHUNK]
-        if _quoting_needed(chunk):
+        jobs = list(map(_JOB, chunk))
+        names = list(map(_NAME, jobs))  # (read once: `Job.name` may be computed)
+        if _quoting_needed(jobs, names):
             chunk = [_quoted(r) for r in chunk]  # rare
+            jobs = list(map(_JOB, chunk))
+            names = list(map(_NAME, jobs))
         n = len(chunk) - list(map(_STATE, chunk)).count("REJECTED")
         with np.errstate(over="ignore"):  # a long double beyond the doubles prints inf
             printed = [c[j:j + n].astype(float) for c in columns]
         j += n
         if n == len(chunk):
-            out.write(_chunk_text(chunk, printed))
+            out.write(_chunk_text(chunk, printed, jobs, names))
         else:
             rows = iter(zip(*(c.tolist() for c in printed), strict=True))
             out.write("".join(
