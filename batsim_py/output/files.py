@@ -114,7 +114,9 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
         times.append(jobs_csv.write_rows(sim.job_records, f))
 
     def schedule(f: TextIO) -> None:
-        f.write(schedule_text(sim, times[0], simulation_time))
+        # (popped: a million jobs' long double columns, 70 MB, need not live while the trace
+        # is formatted)
+        f.write(schedule_text(sim, times.pop(), simulation_time))
 
     files: list[tuple[str, Callable[[TextIO], None]]] = [
         ("jobs.csv", jobs), ("schedule.csv", schedule)]

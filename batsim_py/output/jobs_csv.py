@@ -77,11 +77,13 @@ def _column(values: Iterable[float], count: int) -> np.ndarray:
 def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, np.ndarray, np.ndarray]:
     """Batsim's long double job metrics, with the runtime and finish columns (non-rejected
     rows, in row order)."""
-    ran = [r for r in records if r.final_state != "REJECTED"]
+    states = list(map(_STATE, records))
+    ran = (records if "REJECTED" not in states else
+           [r for r, s in zip(records, states, strict=True) if s != "REJECTED"])
     n = len(ran)
-    start = _column((r.starting_time for r in ran), n)
-    end = _column((r.end_time for r in ran), n)
-    sub = _column((r.job.subtime for r in ran), n)
+    start = _column(map(_START_TIME, ran), n)
+    end = _column(map(_END_TIME, ran), n)
+    sub = _column(map(_SUBTIME, map(_JOB, ran)), n)
     runtime = end - start
     runtime[runtime == 0] = NO_RUNTIME
     finish = start + runtime
@@ -89,7 +91,7 @@ def compute_times(records: Sequence[JobRecord]) -> tuple[JobTimes, np.ndarray, n
     turnaround = finish - sub
     slowdown = turnaround / runtime
     times = JobTimes(
-        final_states=tuple(r.final_state for r in ran),
+        final_states=tuple(map(_STATE, ran)),
         nb_rejected=len(records) - len(ran),
         waiting=waiting,
         completion=finish,
@@ -150,6 +152,7 @@ _JOB = attrgetter("job")
 _NAME, _WORKLOAD, _PROFILE = attrgetter("name"), attrgetter("workload"), attrgetter("profile")
 _SUBTIME, _RES, _WALLTIME = attrgetter("subtime"), attrgetter("res"), attrgetter("walltime")
 _STATE, _START_TIME = attrgetter("final_state"), attrgetter("starting_time")
+_END_TIME = attrgetter("end_time")
 _ALLOC, _ENERGY = attrgetter("alloc"), attrgetter("consumed_energy")
 _METADATA = attrgetter("metadata")
 _RANGE_START, _RANGE_STOP, _RANGE_STEP = attrgetter("start"), attrgetter("stop"), attrgetter("step")
@@ -262,7 +265,7 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
         chunk = records[lo:lo + CHUNK]
         if _quoting_needed(chunk):
             chunk = [_quoted(r) for r in chunk]  # rare
-        n = sum(1 for r in chunk if r.final_state != "REJECTED")
+        n = len(chunk) - list(map(_STATE, chunk)).count("REJECTED")
         with np.errstate(over="ignore"):  # a long double beyond the doubles prints inf
             printed = [c[j:j + n].astype(float) for c in columns]
         j += n

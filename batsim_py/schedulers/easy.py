@@ -81,7 +81,7 @@ class _SizeIndex:
     surely larger than `reach` (the converse is checked by the caller on the real size).
     (`bytes.translate` + `find` beats a regex scan and allocates nothing the GC tracks.)"""
 
-    __slots__ = ("codes", "unit", "at_most", "kept", "counts", "smallest")
+    __slots__ = ("codes", "unit", "at_most", "kept", "counts", "present", "smallest")
 
     def __init__(self, nb_machines: int = 0) -> None:
         self.kept = not _COMPILED  # (compiled, nothing reads it: see `EasyBackfill._find`)
@@ -89,6 +89,9 @@ class _SizeIndex:
         # How many queued jobs ask for each size, and the smallest size asked (above every
         # size when the queue is empty): a pass in which no free range reaches it scans nothing.
         self.counts = [0] * (max(0, nb_machines) + 2)
+        # present[s] == 1 iff counts[s]: the next smallest size is found by one C-level scan
+        # (walking `counts` in Python cost up to the platform's size per queued job removed).
+        self.present = bytearray(len(self.counts))
         self.smallest = len(self.counts)
         self.unit = max(1, -(-nb_machines // 255))
         self.at_most = [_AT_MOST[self.code(reach)] for reach in range(max(0, nb_machines) + 1)]
@@ -99,8 +102,10 @@ class _SizeIndex:
     def push(self, size: int) -> None:
         counts = self.counts
         if size >= len(counts):  # (only sizes up to the platform's are queued)
+            self.present.extend(bytes(size + 1 - len(counts)))
             counts.extend([0] * (size + 1 - len(counts)))
         counts[size] += 1
+        self.present[size] = 1
         if size < self.smallest:
             self.smallest = size
         if self.kept:
@@ -109,11 +114,11 @@ class _SizeIndex:
     def remove(self, pos: int, size: int) -> None:
         counts = self.counts
         counts[size] -= 1
-        if size == self.smallest:
-            end = len(counts)
-            while size < end and counts[size] == 0:
-                size += 1
-            self.smallest = size
+        if not counts[size]:
+            self.present[size] = 0
+            if size == self.smallest:
+                first = self.present.find(1, size)
+                self.smallest = len(counts) if first < 0 else first
         if self.kept:
             del self.codes[pos]
 

@@ -228,8 +228,10 @@ def _uniform_jobs(raw_jobs: list[Any], workload: str) -> list[Job] | None:
     if "walltime" in keys:
         walltimes = list(map(itemgetter("walltime"), raw_jobs))
         wall_code = _number_column(walltimes, INT_WALLTIME, FLOAT_WALLTIME)
+        if wall_code is None:
+            return None
         distinct = set(walltimes)
-        if wall_code is None or any(w != -1 and not w > 0 for w in distinct):
+        if any(w != -1 and not w > 0 for w in distinct):
             return None
     else:
         wall_code = FLOAT_WALLTIME  # (as parse_job's default -1.0)

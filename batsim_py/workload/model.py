@@ -67,11 +67,14 @@ class Job:
     key order and number types as read). Given as a Mapping, it is kept as is; a job read from
     a file is given, and keeps, only how to rebuild it (`json_form`): `description` then
     rebuilds the object, a new dict at each read (read it once per use).
+
+    `name` is not kept when it is the end of `id` ("w0!12" -> "12", every job read from a
+    file): read, it is cut from `id` (55 bytes less per job, 52 MB of a million-job run).
     """
 
     id: str  # full identifier "workload!name", e.g. "w0!1"
     workload: str
-    name: str
+    name: str  # (a property over this slot, which holds None when `id` gives the name)
     subtime: float
     walltime: float  # -1.0 means no walltime
     res: int
@@ -85,7 +88,9 @@ class Job:
         # (`json_form=` is how dataclasses.replace passes the kept form on.)
         self.id = id
         self.workload = workload
-        self.name = name
+        _NAME_SLOT.__set__(self, None if (len(id) == len(workload) + 1 + len(name)
+                                          and id.endswith(name) and id.startswith(workload)
+                                          and id[len(workload)] == "!") else name)
         self.subtime = subtime
         self.walltime = walltime
         self.res = res
@@ -101,6 +106,20 @@ class Job:
         if type(form) is tuple:
             return form[0].build(self, form[1])
         return form  # type: ignore[no-any-return]
+
+
+_NAME_SLOT: Any = Job.__dict__["name"]  # the slot's descriptor, hidden by the property below
+_get_name = _NAME_SLOT.__get__
+
+
+def _job_name(job: Job) -> str:
+    name: str | None = _get_name(job)
+    return job.id[len(job.workload) + 1:] if name is None else name
+
+
+Job.name = property(  # type: ignore[assignment,method-assign,misc]
+    _job_name, _NAME_SLOT.__set__, doc="The job's name in its workload (`id` without "
+    "'workload!').")
 
 
 @dataclass(frozen=True, slots=True)

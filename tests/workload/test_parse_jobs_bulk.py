@@ -83,6 +83,9 @@ MUTATIONS: list[tuple[str, Any]] = [
     ("profile", 3), ("profile", ""), ("id", "w0!7"), ("id", "a!b"), ("id", ""), ("id", True),
     ("id", 1.0), ("id", "x,y"), ("id", "w0"), ("id", 10**30), ("id", "é"),
     ("smpi_ranks_to_hosts_mapping", [0]), ("extra", 1),
+    # unhashable values (the fuzz tests found a set() of walltimes taken before their types)
+    ("walltime", [60]), ("subtime", [1]), ("res", [1]), ("profile", ["p"]), ("id", [1]),
+    ("walltime", {"a": 1}),
 ]
 
 
