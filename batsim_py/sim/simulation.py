@@ -11,15 +11,17 @@ request-reply actor that posts one message per decision at the decision's timest
 from __future__ import annotations
 
 import logging
-import time as wallclock
 from collections import ChainMap, deque
 from collections.abc import Callable, Generator, Sequence
 from functools import partial
+from time import perf_counter
 from typing import Any, cast
 
 from batsim_py import intervalset
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
+from batsim_py.decision.decisions import ExecuteJob, RegisterJob, RegisterProfile
+from batsim_py.decision.events import JobCompleted, JobSubmitted, SimulationEnds
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.output import jobs_csv
@@ -278,7 +280,17 @@ class Simulation:
         while not self.end_acknowledged:
             msg = yield receive
             receive = get
-            handlers[msg[0]](msg)
+            kind = msg[0]  # (the usual messages first, called natively)
+            if kind == "DECISION":
+                self.on_decision(msg)
+            elif kind == "SCHED_READY":
+                self.on_sched_ready(msg)
+            elif kind == "JOB_COMPLETED":
+                self.on_job_completed(msg)
+            elif kind == "JOBS":
+                self.on_jobs_submitted(msg)
+            else:
+                handlers[kind](msg)
             if spawns:
                 last = len(spawns) - 1
                 for i, (request, run) in enumerate(spawns):
@@ -387,7 +399,7 @@ class Simulation:
         clock = self.engine.now
         for decision in reply.decisions:
             kind = type(decision)
-            if kind is d.RegisterProfile or kind is d.RegisterJob:
+            if kind is RegisterProfile or kind is RegisterJob:
                 return self.reply_messages(reply)
             if decision.timestamp > clock:
                 append((SLEEP_UNTIL, decision.timestamp))
@@ -414,7 +426,7 @@ class Simulation:
 
     def ask(self, now: float, events: list[Any]) -> d.Reply:
         """The decision process's reply to one batch (its time counted, its failure named)."""
-        t0 = wallclock.perf_counter()
+        t0 = perf_counter()
         try:
             reply = self.decision.exchange(now, events)
         except BatsimPyError:
@@ -430,8 +442,8 @@ class Simulation:
                 f"{at}"
             ) from exc
         finally:
-            self.scheduling_time += wallclock.perf_counter() - t0
-        if reply.decisions and type(events[-1]) is ev.SimulationEnds:
+            self.scheduling_time += perf_counter() - t0
+        if reply.decisions and type(events[-1]) is SimulationEnds:
             self.decided_after_end = True
         return reply
 
@@ -439,7 +451,7 @@ class Simulation:
         """What the request-reply actor posts to the server for one decision (registrations
         are parsed as the reply is read, like Batsim)."""
         kind = type(decision)
-        if kind is d.ExecuteJob:  # the usual decision: nothing to do before it is sent
+        if kind is ExecuteJob:  # the usual decision: nothing to do before it is sent
             return ("DECISION", decision)
         if kind is d.RegisterProfile or kind is d.RegisterJob:
             check_open(self.options.dynamic_jobs, self.registration_finished, _name(decision))
@@ -499,7 +511,7 @@ class Simulation:
         for job in msg[1]:
             profile = profiles_of[job.workload][job.profile]
             runs[job.id] = JobRun(job, profile)
-            events.append(ev.JobSubmitted(now, job, profile if forward else None))
+            events.append(JobSubmitted(now, job, profile if forward else None))
         self.nb_submitted += len(msg[1])
         if self.signals is not None:
             for job in msg[1]:
@@ -580,7 +592,7 @@ class Simulation:
         self.nb_running -= 1
         self.nb_completed += 1
         self.events.append(
-            ev.JobCompleted(self.stamp(), run.job.id, run.state, run.return_code, run.alloc)
+            JobCompleted(self.stamp(), run.job.id, run.state, run.return_code, run.alloc)
         )
         self.write_job_row(run)
 
@@ -605,7 +617,7 @@ class Simulation:
     def on_decision(self, msg: tuple) -> None:
         decision = msg[1]
         kind = type(decision)
-        if kind is d.ExecuteJob:
+        if kind is ExecuteJob:
             self.execute_job(decision)
         elif kind is d.RejectJob:
             self.reject_job(decision)
