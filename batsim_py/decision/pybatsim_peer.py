@@ -41,7 +41,7 @@ from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import ProtocolError, SchedulerError, UsageError
 from batsim_py.protocol.batsim_events import event_object
 from batsim_py.protocol.replies import decode_reply, decode_reply_object
-from batsim_py.wire import read_back, wire_time
+from batsim_py.wire import read_back, round6, wire_time
 from batsim_py.workload.model import (
     FLOAT_SUBTIME,
     FLOAT_WALLTIME,
@@ -218,7 +218,7 @@ def _message(now: float, events: Sequence[Event]) -> _Message:
     itself. An event's time is `event_object`'s `round(float(t), 6)`, taken from `now`'s
     when equal (most events are at `now`; not for zeros, whose sign `==` does not tell)."""
     if type(now) is float:
-        wire_now = _round6(now)
+        wire_now = round6(now)
         same: float | None = now if now else None
     else:
         wire_now = wire_time(now)
@@ -238,32 +238,10 @@ def _message(now: float, events: Sequence[Event]) -> _Message:
             objects.append(event_object(event))
             continue
         t = event.timestamp
-        objects.append({"timestamp": (wire_now if t == same else _round6(t))
+        objects.append({"timestamp": (wire_now if t == same else round6(t))
                         if type(t) is float else round(float(t), 6),
                         "type": kind, "data": data})
     return _Message(now=wire_now, events=objects)
-
-
-def _round6(x: float) -> float:
-    """`round(x, 6)` for a float, at half its cost for the usual dates (0 < x < 1e9).
-
-    `round` finds the decimal `k / 10**6` nearest to `x` (ties to even) and converts it to
-    the nearest double. Here `p = x * 1e6` is the double nearest to `x * 10**6`; below
-    2**52 every half-integer is a double, so rounding to nearest keeps `p` on the same side
-    of each as `x * 10**6`, or puts it on one exactly: then (a tie or not, `d == 0`), and
-    outside that range, `round` itself decides. Otherwise `k` is `p`'s nearest integer, exactly
-    `p - f` or `p - f + 1`, and `k / 1e6`, a division of two exact doubles, is correctly
-    rounded: the double nearest to `k / 10**6`, the one `round` gives (checked against
-    `round` by tests/protocol/test_pybatsim_fast_paths.py, near-ties included)."""
-    if 0.0 < x < 1e9:
-        p = x * 1e6
-        f = p % 1.0
-        d = f - 0.5  # (exact: f and 0.5 are multiples of p's unit in the last place)
-        if d > 0.0:
-            return (p - f + 1.0) / 1e6
-        if d < 0.0:
-            return (p - f) / 1e6
-    return round(x, 6)
 
 
 def _completed(event: JobCompleted) -> dict[str, Any] | None:

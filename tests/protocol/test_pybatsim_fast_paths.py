@@ -290,27 +290,3 @@ def test_at_info_pybatsim_logs_every_message_as_over_zeromq(tmp_path, monkeypatc
     in_process = _message_lines(records)
     assert len(over_zmq) > 40 and any("EXECUTE_JOB" in line for line in over_zmq)
     assert in_process == over_zmq
-
-
-@settings(max_examples=2000, deadline=None)
-@given(st.floats() | st.floats(0, 1e9) | st.floats(0, 1e4)
-       | st.integers(0, 10**15).map(lambda k: (k + 0.5) / 1e6))
-def test_round6_is_round(x) -> None:
-    """`_round6` (the dates handed to pybatsim) is `round(x, 6)`, sign and NaN included."""
-    assert repr(peer._round6(x)) == repr(round(x, 6))
-
-
-def test_round6_is_round_near_ties() -> None:
-    """Where `x * 1e6` falls near one half (`round` ties to even on the exact decimal) and
-    on values of 6 decimals: 60,000 cases, the fast path and its fallback both exercised."""
-    import random
-
-    rnd = random.Random(20)
-    cases = [1 / 128, 3 / 128, 5e-7, 0.5, 2.5e-6, math.nextafter(1e9, 0), 1e9, 5e-324]
-    for _ in range(10_000):
-        x = (rnd.randrange(10**15) + 0.5) / 1e6
-        odd = rnd.randrange(1, 2**20) * 2 + 1
-        cases += [x, math.nextafter(x, 0), math.nextafter(x, 2e9), rnd.randrange(10**15) / 1e6,
-                  odd / 128, odd / 2 ** rnd.randrange(1, 40)]
-    for x in cases:
-        assert repr(peer._round6(x)) == repr(round(x, 6)), x
