@@ -3,8 +3,9 @@
 The workload comes from the seeded generator (written once to benchmarks/.cache/, not shipped).
 Prints wall and CPU time, jobs/s, peak memory and the times as ratios of the plain-SimPy
 yardstick (benchmarks/yardstick.py) timed in the same run (on a loaded machine the CPU ratio is
-the one to compare). Target (2-core, 24 GiB machine):
-under 60 s and 1.5 GB.
+the one to compare). Target (issue 20): a peak below 1 GB, and at most 20 times the f_50k
+time of benchmarks/bench_delay_easy.py (`--jobs 50000` gives 50,000 jobs of this generator,
+as wide as these: 152 machines per job on average against f_50k's 17).
 
     python benchmarks/bench_million.py [--jobs 1000000] [--timing batsim|ideal]
 """
