@@ -43,8 +43,10 @@ def test_short_run_shows_nothing() -> None:
 
 @pytest.fixture(scope="module")
 def workload(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("progress") / "w20k.json"
-    subprocess.run([sys.executable, "-m", "batsim_py.cli", "generate", str(path), "-n", "20000",
+    # Long enough to outlast the line's one-second delay with the compiled kernel (20,000 jobs
+    # took 1.1 s there: the line came or not by a few milliseconds).
+    path = tmp_path_factory.mktemp("progress") / "w100k.json"
+    subprocess.run([sys.executable, "-m", "batsim_py.cli", "generate", str(path), "-n", "100000",
                     "-r", "128", "--seed", "1"], check=True, cwd=PROJECT, timeout=120,
                    stdout=subprocess.DEVNULL)
     return path
@@ -85,7 +87,7 @@ def test_in_a_real_terminal(workload: Path, tmp_path: Path) -> None:
         assert "EXIT=0" in pane, pane
         assert seen, "the progress line never appeared"
         line = next(x for x in seen.splitlines() if "simulating" in x)
-        assert "/20000" in line and "simulated t=" in line
+        assert "/100000" in line and "simulated t=" in line
         assert "simulating" not in pane  # erased at the end
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False)
