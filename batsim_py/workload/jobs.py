@@ -157,16 +157,8 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool
         last[0], last[1] = key, known
         shape, others = known
     # Walltimes and sizes repeat from job to job: one object per distinct value, not per job.
-    numbers = _NUMBERS
-    wall = numbers.get(walltime)
-    if wall is None or type(wall) is not float:
-        wall = float(walltime)
-        if len(numbers) < _MAX_NUMBERS:
-            numbers[walltime] = wall
-    if res > 256 and len(_SIZES) < _MAX_NUMBERS:  # (Python shares the smaller ints itself)
-        res = _SIZES.setdefault(res, res)
-    return Job(full_id, wl, name, float(subtime), wall, res, profile,
-               shape if not others else (shape, tuple([obj[k] for k in others])))
+    return Job(full_id, wl, name, float(subtime), _shared_walltime(walltime), _shared_size(res),
+               profile, shape if not others else (shape, tuple([obj[k] for k in others])))
 
 
 def parse_jobs(raw_jobs: list[Any], *, workload: str, source: str) -> tuple[Job, ...]:
@@ -243,19 +235,10 @@ def _uniform_jobs(raw_jobs: list[Any], workload: str) -> list[Job] | None:
             or set(map(type, profiles)) != {str}):
         return None
     # One object per distinct walltime, size and profile name, as parse_job shares them.
-    numbers = _NUMBERS
-    kept: dict[Any, float] = {}
-    for w in distinct:
-        wall = numbers.get(w)
-        if wall is None or type(wall) is not float:
-            wall = float(w)
-            if len(numbers) < _MAX_NUMBERS:
-                numbers[w] = wall
-        kept[w] = wall
+    kept = {w: _shared_walltime(w) for w in distinct}
     walls = list(map(kept.__getitem__, walltimes))
     if max(sizes) > 256:
-        shared = {r: _SIZES.setdefault(r, r) if len(_SIZES) < _MAX_NUMBERS else r
-                  for r in set(sizes) if r > 256}
+        shared = {r: _shared_size(r) for r in set(sizes) if r > 256}
         sizes = [shared.get(r, r) for r in sizes]
     interned = {p: sys.intern(p) for p in set(profiles)}
     profiles = list(map(interned.__getitem__, profiles))
@@ -278,10 +261,30 @@ _EXACT = 2**53  # every integer up to this one is exactly a double's value
 # that read many different workloads.
 _SHAPES: dict[tuple[Any, ...], tuple[JobShape, tuple[str, ...]]] = {}
 _MAX_SHAPES = 4096
-_LAST: list[Any] = [None, None]
+_LAST: list[Any] = [None, None]  # the last job's key and shape: the next one's, most often
 _NUMBERS: dict[Any, float] = {}  # walltime (int or float) -> the float a job keeps
 _SIZES: dict[int, int] = {}
-_MAX_NUMBERS = 1 << 16  # the last job's key and shape: the next one's, most often
+_MAX_NUMBERS = 1 << 16
+
+
+def _shared_walltime(walltime: Any) -> float:
+    """The float a job keeps for `walltime` (an int or a float): one object per distinct
+    value while the bounded table has room."""
+    numbers = _NUMBERS
+    wall = numbers.get(walltime)
+    if wall is None or type(wall) is not float:
+        wall = float(walltime)
+        if len(numbers) < _MAX_NUMBERS:
+            numbers[walltime] = wall
+    return wall
+
+
+def _shared_size(res: int) -> int:
+    """One int object per distinct size above 256 (Python shares the smaller ones itself)
+    while the bounded table has room."""
+    if res > 256 and len(_SIZES) < _MAX_NUMBERS:
+        return _SIZES.setdefault(res, res)
+    return res
 
 
 def _new_shape(key: tuple[Any, ...]) -> tuple[JobShape, tuple[str, ...]]:
