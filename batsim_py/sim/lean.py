@@ -186,6 +186,7 @@ class Job(LeanActor):
             self.phase = 2
             run.frames.pop()
             sim.on_job_finished(run, self.ret)
+            run.actor = None  # (no cycle left for the collector: only a kill needs it)
             if run.state != "COMPLETED_KILLED":  # a kill reports through the killer
                 return (PUT, ("JOB_COMPLETED", run), k.cost)
         return None
@@ -513,6 +514,66 @@ class Lean:
         server.state = _GOT
         return True
 
+    def quiet_wake(self, server: Server) -> bool:
+        """A step woke one job executor or submitter, the server waits for a message and
+        nothing else is pending: its message is handed to the server at once.
+
+        The rounds would run it (its completion or its batch), post its message, which the
+        waiting server takes (a transfer of no time), then deliver it when nothing else runs:
+        a zero-time step if a sleep ends within `WINDOW` (excluded here: a sleep shorter than
+        SimGrid's precision would end in that step too), else at once, waking the server then
+        the sender. This does the same without the transfer and its round.
+        """
+        engine = self.engine
+        to_run = engine.to_run
+        mailbox = engine.mailbox
+        if len(to_run) != 1 or mailbox.waiting is not server or mailbox.queue \
+                or engine._instant:
+            return False
+        actor = to_run[0]
+        if type(actor) is not Job and type(actor) is not Submitter:
+            return False
+        heap = engine._sleeps
+        if heap and heap[0][0] <= engine.now + WINDOW:
+            return False
+        sender = cast(LeanActor, actor)
+        request = sender.turn(self)
+        to_run.clear()
+        if request is None:
+            sender.dead = True
+            sender.value = None
+        elif request[0] == PUT:
+            mailbox.waiting = None
+            server.value = request[1]
+            sender.value = None
+            to_run.append(server)
+            to_run.append(sender)
+        else:
+            self.handle_request(sender, request)
+        return True
+
+    def handle_request(self, actor: Actor, request: tuple) -> None:
+        """One actor's request, after its round (as `Engine.run` handles them)."""
+        engine = self.engine
+        kind: int = request[0]
+        if kind == PUT:
+            engine.mailbox.post(actor, request[1], request[2])
+        elif kind == GET:
+            engine.mailbox.get(actor)
+        elif kind == SLEEP:
+            engine.sleep(actor, request[1])
+        elif kind == SPAWN_THEN:
+            engine.to_run.append(request[1])
+            actor.value = request[1]
+            actor.pending = request[2]
+            engine.to_run.append(actor)
+        elif kind == SPAWN:
+            engine.to_run.append(request[1])
+            actor.value = request[1]
+            engine.to_run.append(actor)
+        else:  # pragma: no cover - programming error
+            raise ValueError(f"lean kernel: unexpected request {request!r}")
+
     def run(self) -> None:
         """Rounds and steps until nothing can happen any more (as `Engine.run`)."""
         sim = self.sim
@@ -527,8 +588,6 @@ class Lean:
         server = Server()
         engine.to_run.append(server)
         mailbox = engine.mailbox
-        post = mailbox.post
-        get = mailbox.get
         ran: list[LeanActor] = []
         requests: list[tuple] = []
         spare: list[Actor] = []
@@ -570,25 +629,7 @@ class Lean:
                     actor = ran[i]
                     if actor.dead:
                         continue
-                    request = requests[i]
-                    kind: int = request[0]
-                    if kind == PUT:
-                        post(actor, request[1], request[2])
-                    elif kind == GET:
-                        get(actor)
-                    elif kind == SLEEP:
-                        engine.sleep(actor, request[1])
-                    elif kind == SPAWN_THEN:
-                        engine.to_run.append(request[1])
-                        actor.value = request[1]
-                        actor.pending = request[2]
-                        engine.to_run.append(actor)
-                    elif kind == SPAWN:
-                        engine.to_run.append(request[1])
-                        actor.value = request[1]
-                        engine.to_run.append(actor)
-                    else:  # pragma: no cover - programming error
-                        raise ValueError(f"lean kernel: unexpected request {request!r}")
+                    self.handle_request(actor, requests[i])
                 to_run.clear()
                 spare = to_run
                 to_run = engine.to_run
@@ -596,6 +637,7 @@ class Lean:
                 continue
             if not engine._step():
                 return
+            self.quiet_wake(server)
 
 
 def run(sim: Simulation) -> None:
