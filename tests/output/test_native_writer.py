@@ -334,3 +334,41 @@ def test_version_names_the_writer(native) -> None:  # noqa: ANN001
                          env={**env, "BATSIM_PY_PURE": "1"}, check=True, capture_output=True,
                          text=True).stdout
     assert "output writer: pure Python (BATSIM_PY_PURE is set)" in out
+
+
+def test_a_failed_writer_build_installs_the_pure_writer(tmp_path: Path, monkeypatch) -> None:
+    """No working C compiler: the build still succeeds, leaves why in the package, and the
+    writer label reports it (the kernel's own build is kept out by a stand-in mypyc without
+    its build module, as when mypyc is missing)."""
+    import shutil
+
+    from batsim_py.output import fixed
+
+    tree = tmp_path / "tree"  # (a copy: the build leaves files beside setup.py)
+    tree.mkdir()
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(PROJECT / name, tree / name)
+    for name in ("platforms", "workloads"):
+        (tree / name).mkdir()
+    shutil.copytree(PROJECT / "batsim_py", tree / "batsim_py",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "_kernel_*",
+                                                  "_writer_*"))
+    fake = tmp_path / "fake"
+    (fake / "mypyc").mkdir(parents=True)
+    (fake / "mypyc" / "__init__.py").write_text("")
+    built = tmp_path / "built"
+    env = {k: v for k, v in os.environ.items() if k != "BATSIM_PY_PURE"}
+    env.update(CC="false", PYTHONPATH=str(fake))
+    done = subprocess.run([sys.executable, "setup.py", "build_py", "--build-lib", str(built),
+                           "build_ext", "--build-lib", str(built)],
+                          cwd=tree, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "the native output writer was not built at install" in done.stderr
+    assert not list(built.rglob("_ctext*.so"))
+    note = (built / "batsim_py" / "output" / fixed.WRITER_NOT_BUILT).read_text()
+    assert note.startswith("not built at install: compiling output/_ctext.c failed")
+    monkeypatch.setattr(fixed, "__file__", str(built / "batsim_py" / "output" / "fixed.py"))
+    monkeypatch.setattr(fixed, "native_text", lambda: None)
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    assert fixed.writer_label().startswith(
+        "output writer: pure Python (not built at install: compiling output/_ctext.c failed")
