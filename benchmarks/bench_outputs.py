@@ -131,10 +131,11 @@ def one_run(platform: str, workload: str, timing: str) -> dict:
                 for text in sim.machine_states.text_chunks(jobs_csv.CHUNK):
                     f.write(text)
 
-        def trace() -> None:
-            with open(prefix + "_schedule.trace", "w", encoding="utf-8", newline="") as f:
-                for text in sim.paje.chunks(sim.engine.now):
-                    f.write(text)
+        def trace() -> None:  # (as output/files.py writes it: native writer if built)
+            with open(prefix + "_schedule.trace", "wb") as f:
+                for chunk in sim.paje.body_bytes():
+                    f.write(chunk)
+                f.write(sim.paje.trailer(sim.engine.now).encode())
 
         timer.time("schedule.csv", schedule)
         timer.time("machine_states.csv", machine_states)
