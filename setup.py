@@ -37,6 +37,13 @@ def _load_native():
 
 NATIVE = _load_native()
 NOT_COMPILED: str | None = None  # why the kernel is not compiled (set by _extensions, build_ext)
+# The native writer of the largest output files (batsim_py/output/_ctext.c, hand-written C,
+# no build dependency but a C compiler), built apart from the kernel: either may fail alone.
+# Without it the pure-Python writers write the same bytes, slower; the build leaves why in
+# batsim_py/output/_writer_not_built.txt (batsim_py.output.fixed.writer_label).
+WRITER = "batsim_py.output._ctext"
+WRITER_NOTE = Path("output") / "_writer_not_built.txt"
+WRITER_NOT_BUILT: str | None = None
 
 
 def _package_dir(command) -> Path:
@@ -47,13 +54,22 @@ def _package_dir(command) -> Path:
 
 
 def _write_note(command) -> None:
-    """Leave in the package why the kernel is not compiled (or remove an earlier such note)."""
-    note = _package_dir(command) / NATIVE.NOT_COMPILED
-    if NOT_COMPILED is None:
-        if note.exists():
-            note.unlink()
-    elif note.parent.is_dir():
-        note.write_text(NOT_COMPILED + "\n", encoding="utf-8")
+    """Leave in the package why the kernel is not compiled and why the native writer is not
+    built (or remove earlier such notes)."""
+    for name, why in ((NATIVE.NOT_COMPILED, NOT_COMPILED), (WRITER_NOTE, WRITER_NOT_BUILT)):
+        note = _package_dir(command) / name
+        if why is None:
+            if note.exists():
+                note.unlink()
+        elif note.parent.is_dir():
+            note.write_text(why + "\n", encoding="utf-8")
+
+
+def _writer_not_built(reason: str) -> None:
+    global WRITER_NOT_BUILT
+    WRITER_NOT_BUILT = "not built at install: " + " ".join(reason.split())[:300]
+    print(f"WARNING: batsim-py: the native output writer was {WRITER_NOT_BUILT}; the "
+          "pure-Python writer writes the same files, slower", file=sys.stderr)
 
 
 def _not_compiled(reason: str) -> None:
@@ -85,14 +101,31 @@ class BuildPy(build_py):
 class OptionalBuildExt(build_ext):
     """Build the compiled modules, or fall back to the pure-Python ones with a warning."""
 
+    def build_extension(self, ext) -> None:
+        if ext.name != WRITER:
+            super().build_extension(ext)
+            return
+        try:  # the writer alone (built first): its failure leaves the kernel compiled
+            super().build_extension(ext)
+            self.writer_built = True
+        except Exception as exc:
+            _writer_not_built(f"compiling output/_ctext.c failed: {exc}")
+            path = self.get_ext_fullpath(ext.name)
+            if os.path.exists(path):
+                os.remove(path)
+
     def run(self) -> None:
         try:
             super().run()
             self._record_sources()
         except Exception as exc:  # no compiler, no Python headers...
+            writer = (self.get_ext_fullpath(WRITER)
+                      if getattr(self, "writer_built", False) else None)
+            if writer is None and WRITER_NOT_BUILT is None:
+                _writer_not_built(f"compiling the C code failed: {exc}")
             _not_compiled(f"compiling the C code failed: {exc}")
             for path in self.get_outputs():  # no half-built set of modules
-                if os.path.exists(path):
+                if os.path.exists(path) and path != writer:
                     os.remove(path)
             self.extensions = []
         _write_note(self)
@@ -101,7 +134,7 @@ class OptionalBuildExt(build_ext):
         """Write the hash of each compiled module's source next to the package as installed
         (`batsim_py.native` runs a module from its source when it no longer matches): in the
         source tree for an editable install, else in the build tree the wheel is made of."""
-        if not self.extensions:
+        if not [e for e in self.extensions if e.name != WRITER]:
             return
         (_package_dir(self) / NATIVE.RECORD).write_text(NATIVE.record_text(HERE))
 
@@ -111,6 +144,18 @@ def _metadata_only() -> bool:
     dist_info): mypyc's type check there would only cost time (seconds each)."""
     commands = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
     return bool(commands) and commands[0] in ("egg_info", "dist_info")
+
+
+def _writer() -> list:
+    """The native writer's extension (none with BATSIM_PY_PURE: pure Python only)."""
+    if _metadata_only():
+        return []
+    if os.environ.get("BATSIM_PY_PURE"):
+        _writer_not_built("BATSIM_PY_PURE was set")
+        return []
+    from setuptools import Extension
+
+    return [Extension(WRITER, ["batsim_py/output/_ctext.c"])]
 
 
 def _extensions() -> list:
@@ -137,5 +182,5 @@ def _extensions() -> list:
         sys.stdout.write(output.getvalue())
 
 
-setup(ext_modules=_extensions(),
+setup(ext_modules=_writer() + _extensions(),
       cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPy})

@@ -98,8 +98,8 @@ FLAGS: tuple[Flag, ...] = (
          "value", "information", "LEVEL"),
     Flag(("-q", "--quiet"), "same as --verbosity quiet"),
     Flag(("--dump-execution-context",), "print the execution context as JSON and exit"),
-    Flag(("--version",), "print the version and which kernel runs (compiled or pure Python), "
-         "and exit"),
+    Flag(("--version",), "print the version, which kernel runs (compiled or pure Python) and "
+         "which output writer (native C or pure Python), and exit"),
     Flag(("-E", "--energy"), "host energy model (SimGrid's plugin), energy outputs, pstates"),
     Flag(("--events",), "external events file (JSON lines: machine_(un)available, others with "
          "--forward-unknown-events); repeatable", "list", None, "FILE"),
@@ -337,8 +337,9 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
 
     if args.version:
         from batsim_py.native import kernel_label
+        from batsim_py.output.fixed import writer_label
 
-        print(f"batsim-py {__version__} ({kernel_label()})")
+        print(f"batsim-py {__version__} ({kernel_label()}; {writer_label()})")
         return 0
     if args.simgrid_version:
         print("none: batsim-py reimplements the SimGrid 3.32 models Batsim 4.2.1 uses "

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from batsim_py.errors import OutputError
 from batsim_py.output import jobs_csv, machine_states_csv
@@ -135,14 +135,15 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
     if paje is not None and not v5:
         def schedule_trace(f: TextIO) -> None:
             final = f"{prefix}_schedule.trace"
-            body_end = _copy_body(f, final, paje.written, len(paje.times))
-            if body_end < 0:
-                for text in paje.body_chunks():
-                    f.write(text)
-                f.flush()
-                body_end = f.buffer.tell()  # type: ignore[attr-defined]
-            f.write(paje.trailer(sim.engine.now))
             f.flush()
+            out = f.buffer  # type: ignore[attr-defined]  # (bytes: the native writer's)
+            body_end = _reuse_body(out, final, paje.written, len(paje.times))
+            if body_end < 0:
+                for chunk in paje.body_bytes():
+                    out.write(chunk)
+                body_end = out.tell()
+            out.write(paje.trailer(sim.engine.now).encode())
+            out.flush()
             st = os.fstat(f.fileno())
             # What a rewrite at a later clock reuses (run.py rewrites the trace at exit).
             paje.written = (final, body_end, len(paje.times), st.st_dev, st.st_ino, st.st_size)
@@ -193,35 +194,89 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
     return [final for _, final in temps]
 
 
-def _copy_body(f: TextIO, final: str, written: Any, nb_records: int) -> int:
-    """Copy into `f` the body of the trace written last time at `final`, if that file is still
-    the one written then (same file, size) and no record was added since: only its trailer
-    (the end date) can differ, and formatting a million-job trace again costs seconds. The
-    body's length in bytes, or -1 (then the caller formats it)."""
+def _reuse_body(out: BinaryIO, final: str, written: Any, nb_records: int) -> int:
+    """Put into the empty temporary file `out` the body of the trace written last time at
+    `final`, if that file is still the one written then (same file, size) and no record was
+    added since: only its trailer (the end date) can differ, and formatting a million-job
+    trace again costs seconds. The body's length in bytes, or -1 (then the caller formats it).
+
+    The body is not copied through Python: the whole file is cloned (FICLONE: copy-free on
+    file systems sharing blocks, btrfs, XFS, ...), else copied by the kernel
+    (`copy_file_range`: no pass through user space; a reflink on some file systems and a
+    server-side copy on NFS 4.2), else read and written by blocks; the clone is then cut at
+    the end of the body, for the new trailer. The old file is never written to: the new one
+    replaces it by the usual atomic rename, so a crash leaves one complete trace or the other
+    (rewriting the trailer in place would leave a truncated trace if interrupted)."""
     if written is None:
         return -1
     path, body_end, records, dev, ino, size = written
+    if path != final or records != nb_records:
+        return -1
+    out.flush()
+    dst = out.fileno()
     try:
-        st = os.stat(final)
-    except OSError:
-        return -1
-    if (path != final or records != nb_records or st.st_dev != dev or st.st_ino != ino
-            or st.st_size != size):
-        return -1
-    f.flush()
-    out = f.buffer  # type: ignore[attr-defined]
-    start = out.tell()
-    with open(final, "rb") as src:
-        left = body_end
-        while left > 0:
-            block = src.read(min(left, 1 << 20))
-            if not block:  # (shorter than recorded: not with the checks above) start again
-                out.seek(start)
-                out.truncate()
+        with open(final, "rb") as src:
+            st = os.fstat(src.fileno())  # (the file opened, not a name that may have moved)
+            if (st.st_dev, st.st_ino, st.st_size) != (dev, ino, size) or size < body_end:
                 return -1
-            out.write(block)
-            left -= len(block)
+            if not _clone(src.fileno(), dst) and not _kernel_copy(src.fileno(), dst, body_end):
+                _block_copy(src, dst, body_end)
+            if os.fstat(dst).st_size < body_end:
+                raise OSError("trace shorter than recorded")
+            os.ftruncate(dst, body_end)
+    except OSError:
+        os.ftruncate(dst, 0)  # start again: the caller formats the body
+        out.seek(0)
+        return -1
+    out.seek(body_end)
     return body_end
+
+
+_FICLONE = 0x40049409  # Linux's ioctl cloning a whole file (linux/fs.h)
+
+
+def _clone(src: int, dst: int) -> bool:
+    """Share `src`'s blocks with the empty `dst` (copy-free); False where not supported."""
+    try:
+        import fcntl
+
+        fcntl.ioctl(dst, _FICLONE, src)
+    except (OSError, ImportError, AttributeError):
+        return False
+    return True
+
+
+def _kernel_copy(src: int, dst: int, count: int) -> bool:
+    """Copy `count` bytes from the start of `src` into `dst` in the kernel; False when
+    `copy_file_range` is not there or refuses these files (then nothing was written)."""
+    copy = getattr(os, "copy_file_range", None)
+    if copy is None:
+        return False
+    done = 0
+    while done < count:
+        try:
+            n = copy(src, dst, count - done, done, done)
+        except OSError:
+            if done:
+                raise
+            return False
+        if n == 0:  # end of the source before `count`
+            raise OSError("trace shorter than recorded")
+        done += n
+    return True
+
+
+def _block_copy(src: BinaryIO, dst: int, count: int) -> None:
+    left = count
+    os.lseek(dst, 0, os.SEEK_SET)
+    while left > 0:
+        block = src.read(min(left, 1 << 20))
+        if not block:
+            raise OSError("trace shorter than recorded")
+        view = memoryview(block)
+        while view:
+            view = view[os.write(dst, view):]
+        left -= len(block)
 
 
 def _none() -> str:

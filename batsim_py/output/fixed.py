@@ -8,7 +8,46 @@ from integers, four times cheaper.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from types import ModuleType
+
 import numpy as np
+
+# The native writer's API version (output/_ctext.c's API_VERSION): a build of an older source
+# is not used.
+NATIVE_API = 1
+# Written by setup.py's build when it could not build the native writer: why (one line).
+WRITER_NOT_BUILT = "_writer_not_built.txt"
+
+
+def native_text() -> ModuleType | None:
+    """The native writer of the trace's events and jobs.csv's rows (output/_ctext.c, built by
+    setup.py next to the compiled kernel), or None: not built (no C compiler: the pure-Python
+    writers write the same bytes, slower) or BATSIM_PY_PURE set (the reference writers)."""
+    if os.environ.get("BATSIM_PY_PURE"):
+        return None
+    try:
+        from batsim_py.output import _ctext  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _ctext if getattr(_ctext, "API", None) == NATIVE_API else None
+
+
+def writer_label() -> str:
+    """One line for `--version`: which writer writes the large output files, and why it is
+    the pure-Python one when it is."""
+    if native_text() is not None:
+        return "output writer: native (C)"
+    if os.environ.get("BATSIM_PY_PURE"):
+        why = "BATSIM_PY_PURE is set"
+    else:
+        try:
+            why = (Path(__file__).parent / WRITER_NOT_BUILT).read_text(encoding="utf-8").strip()
+        except OSError:
+            why = ""
+        why = why or "not built: run from a source tree, or installed without the build step"
+    return f"output writer: pure Python ({why})"
 
 _EXACT = float(2**53)  # integers up to this one print from an int64 exactly
 

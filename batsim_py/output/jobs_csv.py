@@ -13,12 +13,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter
+from types import ModuleType
 from typing import TextIO
 
 import numpy as np
 
 from batsim_py import intervalset
-from batsim_py.output.fixed import fixed6
+from batsim_py.output.fixed import fixed6, native_text
 from batsim_py.workload.model import Job
 
 HEADER = (
@@ -240,6 +241,21 @@ def _chunk_text(chunk: Sequence[JobRecord], printed: Sequence[np.ndarray], jobs:
     return (row + "\n") * n % tuple(flat)
 
 
+def _native_rows(native: ModuleType, chunk: Sequence[JobRecord], printed: Sequence[np.ndarray],
+                 jobs: list[Job], names: list[str], states: list[str]) -> bytes:
+    """The rows `_chunk_text` writes, as UTF-8 bytes, by the native writer (output/_ctext.c):
+    the same columns handed over as lists (`states`: the final states) and float64 arrays."""
+    energies = list(map(_ENERGY, chunk))
+    return native.jobs_rows(
+        names, list(map(_WORKLOAD, jobs)), list(map(_PROFILE, jobs)), list(map(_RES, jobs)),
+        states, list(map(_ALLOC, chunk)),
+        None if set(energies) == {None} else [None if e is None else ld_text(e)
+                                               for e in energies],
+        list(map(_METADATA, chunk)), intervalset.format,
+        (list(map(_SUBTIME, jobs)), list(map(_WALLTIME, jobs)), list(map(_START_TIME, chunk)),
+         *(np.ascontiguousarray(c, dtype=np.float64) for c in printed)))
+
+
 def _state_text(state: str) -> str:
     return f"{1 if state == 'COMPLETED_SUCCESSFULLY' else 0},{state}"
 
@@ -260,6 +276,10 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     times, runtime, finish = compute_times(records)
     columns = (runtime, finish, times.waiting, times.turnaround, times.slowdown)
     out.write(HEADER + "\n")
+    native = native_text()
+    binary = getattr(out, "buffer", None)  # a file's bytes, for the native writer's rows
+    if binary is not None:
+        out.flush()  # (then text and bytes interleave: flush before each text write)
     j = 0  # next row of the columns (rejected jobs have none)
     for lo in range(0, len(records), CHUNK):
         chunk = records[lo:lo + CHUNK]
@@ -269,17 +289,26 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
             chunk = [_quoted(r) for r in chunk]  # rare
             jobs = list(map(_JOB, chunk))
             names = list(map(_NAME, jobs))
-        n = len(chunk) - list(map(_STATE, chunk)).count("REJECTED")
+        states = list(map(_STATE, chunk))
+        n = len(chunk) - states.count("REJECTED")
         with np.errstate(over="ignore"):  # a long double beyond the doubles prints inf
             printed = [c[j:j + n].astype(float) for c in columns]
         j += n
-        if n == len(chunk):
+        if n == len(chunk) and native is not None:
+            rows = _native_rows(native, chunk, printed, jobs, names, states)
+            if binary is not None:
+                binary.write(rows)
+            else:
+                out.write(rows.decode())
+        elif n == len(chunk):
             out.write(_chunk_text(chunk, printed, jobs, names))
         else:
             rows = iter(zip(*(c.tolist() for c in printed), strict=True))
             out.write("".join(
                 _row(r, None if r.final_state == "REJECTED" else next(rows)) for r in chunk
             ))
+            if binary is not None:
+                out.flush()
     return times
 
 

@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
 
-from batsim_py.output.fixed import fixed6
+from batsim_py.output.fixed import fixed6, native_text
 
 # Pajé event ids, as Batsim numbers them (export.hpp, PajeTracerOutputConstants).
 (DEFINE_CONTAINER_TYPE, CREATE_CONTAINER, DESTROY_CONTAINER, DEFINE_STATE_TYPE,
@@ -165,7 +165,31 @@ class PajeTrace:
         return "".join(out)
 
     def body_chunks(self, size: int = 4096) -> Iterator[str]:
-        """The file's text but the trailer, piece by piece."""
+        """The file's text but the trailer, piece by piece (the pure-Python writer: the
+        reference of the native one, `body_bytes`)."""
+        yield from self._head_chunks()
+        yield from _event_chunks(self, size)
+
+    def body_bytes(self, limit: int = 1 << 22) -> Iterator[bytes]:
+        """The file's bytes but the trailer (UTF-8), piece by piece: the events written by the
+        native writer (output/_ctext.c, chunks of about `limit` bytes) when it is built and
+        BATSIM_PY_PURE is not set, else by `body_chunks`. Same bytes either way."""
+        native = native_text()
+        if native is None:
+            for text in self.body_chunks():
+                yield text.encode()
+            return
+        yield "".join(self._head_chunks()).encode()
+        events = native.TraceEvents(len(self.machine_names), self.job_ids, self.allocs,
+                                    job_colors(), self._unavailable, self.times, self.kinds,
+                                    self.jobs)
+        r, count = 0, len(self.times)
+        while r < count:
+            text, r = events.chunk(r, limit)
+            yield text
+
+    def _head_chunks(self) -> Iterator[str]:
+        """The header, the types and the containers: the text before the events."""
         yield _HEADER
         yield _TYPES
         n = len(self.machine_names)
@@ -183,7 +207,6 @@ class PajeTrace:
         for m in range(n):
             out.append(f"{SET_STATE} {0.0:f} machine_state m{m} w\n")
         yield "".join(out)
-        yield from _event_chunks(self, size)
 
 
 def _event_chunks(trace: PajeTrace, size: int) -> Iterator[str]:

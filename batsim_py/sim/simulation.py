@@ -973,7 +973,7 @@ class Simulation:
         paje = self.paje
         if paje is not None:
             states = self.machine_states
-            unavailable = (() if not states.counts[UNAVAILABLE] else
+            unavailable = (() if not states.nb_unavailable() else
                            {m for m in run.alloc if states.state[m] == UNAVAILABLE})
             paje.job_ends(run.job.id, run.alloc, now, unavailable)
 

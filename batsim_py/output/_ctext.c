@@ -1,0 +1,895 @@
+/* The native writer of batsim-py's largest output files: the Pajé trace's events and the rows
+ * of jobs.csv, written as bytes at C speed.
+ *
+ * The pure-Python writers (output/paje.py, output/jobs_csv.py) are the reference: this module
+ * writes the same bytes, and is used only when it was built (setup.py) and BATSIM_PY_PURE is
+ * not set (output/fixed.py, `native_text`).  tests/output/test_native_writer.py compares both
+ * byte for byte.
+ *
+ * Doubles are printed as Python's (and C's) `%f`: six decimals, rounded half to even on the
+ * exact binary value, "-0.000000" for negative zero and for negatives that round to zero,
+ * "inf", "-inf" and "nan" (Python prints a nan without its sign).  Below 2**64 the digits are
+ * computed exactly with 128-bit integers (x = m / 2**s, so x * 10**6 = m * 10**6 / 2**s, a
+ * quotient rounded half to even on its remainder); beyond, Python's own formatter
+ * (PyOS_double_to_string) prints them.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define API_VERSION 1 /* checked by output/fixed.py: a stale build is not used */
+
+/* ------------------------------------------------------------------ growable byte buffer */
+
+typedef struct {
+    char *data;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+} Buf;
+
+static int buf_init(Buf *b, Py_ssize_t cap) {
+    b->len = 0;
+    b->cap = cap < 256 ? 256 : cap;
+    b->data = PyMem_Malloc((size_t)b->cap);
+    if (b->data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void buf_free(Buf *b) {
+    PyMem_Free(b->data);
+    b->data = NULL;
+}
+
+/* Room for `n` more bytes. */
+static int buf_reserve(Buf *b, Py_ssize_t n) {
+    if (b->len + n <= b->cap)
+        return 0;
+    Py_ssize_t cap = b->cap;
+    while (b->len + n > cap)
+        cap *= 2;
+    char *data = PyMem_Realloc(b->data, (size_t)cap);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const char *s, Py_ssize_t n) {
+    if (buf_reserve(b, n) < 0)
+        return -1;
+    memcpy(b->data + b->len, s, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+#define BUF_LIT(b, lit) buf_put((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
+
+static PyObject *buf_bytes(Buf *b) {
+    PyObject *out = PyBytes_FromStringAndSize(b->data, b->len);
+    buf_free(b);
+    return out;
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+/* Decimal digits of v at p (no terminator); returns the end. */
+static char *put_u64(char *p, uint64_t v) {
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static int buf_i64(Buf *b, int64_t v) {
+    if (buf_reserve(b, 24) < 0)
+        return -1;
+    char *p = b->data + b->len;
+    if (v < 0) {
+        *p++ = '-';
+        p = put_u64(p, (uint64_t)0 - (uint64_t)v);
+    } else {
+        p = put_u64(p, (uint64_t)v);
+    }
+    b->len = p - b->data;
+    return 0;
+}
+
+#define TWO64 18446744073709551616.0
+
+/* `%f` of x, exactly as Python prints it. */
+static int buf_fixed6(Buf *b, double x) {
+    if (isnan(x))
+        return BUF_LIT(b, "nan");
+    if (buf_reserve(b, 40) < 0)
+        return -1;
+    char *p = b->data + b->len;
+    if (signbit(x)) {
+        *p++ = '-';
+        x = -x;
+    }
+    if (isinf(x)) {
+        memcpy(p, "inf", 3);
+        b->len = p + 3 - b->data;
+        return 0;
+    }
+    if (x < TWO64) {
+        uint64_t ip;
+        uint32_t frac;
+        if (x == 0.0) {
+            ip = 0;
+            frac = 0;
+        } else {
+            uint64_t bits;
+            memcpy(&bits, &x, sizeof bits);
+            int exponent = (int)(bits >> 52);  /* (the sign bit is clear) */
+            uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
+            int s;  /* x = m / 2**s exactly */
+            if (exponent == 0) {
+                s = 1074;  /* subnormal */
+            } else {
+                m |= UINT64_C(1) << 52;
+                s = 1075 - exponent;
+            }
+            if (s <= 0) {  /* a whole number below 2**64 */
+                ip = (uint64_t)x;
+                frac = 0;
+            } else if (s <= 64 && (m & ((UINT64_C(1) << (s - 1) << 1) - 1)) == 0) {
+                ip = m >> (s - 1) >> 1;  /* a whole number (dates in whole seconds) */
+                frac = 0;
+            } else if (s >= 100) {
+                ip = 0;  /* x * 10**6 = m * 10**6 / 2**s < 2**73 / 2**100: below one half */
+                frac = 0;
+            } else {
+                /* q = m * 10**6 / 2**s rounded half to even on the remainder */
+                unsigned __int128 n = (unsigned __int128)m * 1000000u;  /* < 2**73 */
+                unsigned __int128 one = 1;
+                unsigned __int128 rem = n & ((one << s) - 1);
+                unsigned __int128 half = one << (s - 1);
+                unsigned __int128 q = n >> s;
+                if (rem > half || (rem == half && (q & 1)))
+                    q += 1;
+                if (s >= 9) {  /* x < 2**44: q < 2**64, a 64-bit division by a constant */
+                    uint64_t q64 = (uint64_t)q;
+                    ip = q64 / 1000000u;
+                    frac = (uint32_t)(q64 % 1000000u);
+                } else {  /* x < 2**53 (not whole): ip fits 64 bits */
+                    ip = (uint64_t)(q / 1000000u);
+                    frac = (uint32_t)(q % 1000000u);
+                }
+            }
+        }
+        p = put_u64(p, ip);
+        *p++ = '.';
+        for (int i = 5; i >= 0; i--) {
+            p[i] = (char)('0' + frac % 10);
+            frac /= 10;
+        }
+        b->len = p + 6 - b->data;
+        return 0;
+    }
+    b->len = p - b->data;  /* (the sign is kept) */
+    char *text = PyOS_double_to_string(x, 'f', 6, 0, NULL);
+    if (text == NULL)
+        return -1;
+    int rc = buf_put(b, text, (Py_ssize_t)strlen(text));
+    PyMem_Free(text);
+    return rc;
+}
+
+/* str(obj) in UTF-8 (the text files' encoding); a str is taken as is. */
+static int buf_str(Buf *b, PyObject *obj) {
+    Py_ssize_t n;
+    const char *s;
+    if (PyUnicode_Check(obj)) {
+        s = PyUnicode_AsUTF8AndSize(obj, &n);
+        if (s == NULL)
+            return -1;
+        return buf_put(b, s, n);
+    }
+    PyObject *text = PyObject_Str(obj);
+    if (text == NULL)
+        return -1;
+    s = PyUnicode_AsUTF8AndSize(text, &n);
+    int rc = s == NULL ? -1 : buf_put(b, s, n);
+    Py_DECREF(text);
+    return rc;
+}
+
+/* `%d` % obj (Python's formatting when obj is not a plain int). */
+static int buf_intfmt(Buf *b, PyObject *obj) {
+    if (PyLong_CheckExact(obj)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (!overflow && !(v == -1 && PyErr_Occurred()))
+            return buf_i64(b, (int64_t)v);
+        PyErr_Clear();
+    }
+    PyObject *fmt = PyUnicode_FromString("%d");
+    if (fmt == NULL)
+        return -1;
+    PyObject *text = PyUnicode_Format(fmt, obj);
+    Py_DECREF(fmt);
+    if (text == NULL)
+        return -1;
+    int rc = buf_str(b, text);
+    Py_DECREF(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ allocations */
+
+/* The machines of an allocation: a range (start, step, count) or a list of ints. */
+typedef struct {
+    int is_range;
+    int64_t start, step;
+    Py_ssize_t count;
+    PyObject *seq;  /* PySequence_Fast of a non-range (owned) */
+} Machines;
+
+static PyObject *str_start, *str_stop, *str_step;  /* interned at import */
+
+static int64_t range_attr(PyObject *r, PyObject *name, int *err) {
+    PyObject *v = PyObject_GetAttr(r, name);
+    if (v == NULL) {
+        *err = 1;
+        return 0;
+    }
+    long long x = PyLong_AsLongLong(v);
+    Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred())
+        *err = 1;
+    return (int64_t)x;
+}
+
+static int machines_open(Machines *ms, PyObject *alloc) {
+    ms->seq = NULL;
+    ms->is_range = 0;
+    ms->start = ms->step = 0;
+    ms->count = 0;
+    if (PyRange_Check(alloc)) {
+        int err = 0;
+        int64_t start = range_attr(alloc, str_start, &err);
+        int64_t step = range_attr(alloc, str_step, &err);
+        if (err)
+            return -1;
+        ms->is_range = 1;
+        ms->start = start;
+        ms->step = step;
+        Py_ssize_t len = PyObject_Length(alloc);
+        if (len < 0)
+            return -1;
+        ms->count = len;
+        return 0;
+    }
+    ms->is_range = 0;
+    ms->seq = PySequence_Fast(alloc, "an allocation must be a sequence of machine ids");
+    if (ms->seq == NULL)
+        return -1;
+    ms->count = PySequence_Fast_GET_SIZE(ms->seq);
+    return 0;
+}
+
+static void machines_close(Machines *ms) {
+    Py_XDECREF(ms->seq);
+    ms->seq = NULL;
+}
+
+/* Machine i of the allocation, checked against [0, n); -1 with an exception set. */
+static int64_t machines_get(Machines *ms, Py_ssize_t i, int64_t n) {
+    int64_t m;
+    if (ms->is_range) {
+        m = ms->start + (int64_t)i * ms->step;
+    } else {
+        PyObject *item = PySequence_Fast_GET_ITEM(ms->seq, i);
+        long long v = PyLong_AsLongLong(item);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        m = (int64_t)v;
+    }
+    if (m < 0 || m >= n) {
+        PyErr_Format(PyExc_IndexError, "machine id %lld out of range (0..%lld)",
+                     (long long)m, (long long)(n - 1));
+        return -1;
+    }
+    return m;
+}
+
+/* ------------------------------------------------------------------ the Pajé trace */
+
+typedef struct {
+    int64_t *items;
+    Py_ssize_t len, cap;
+} JobList;
+
+typedef struct {
+    PyObject_HEAD
+    int64_t n;              /* machines */
+    PyObject *ids;          /* list of str, by job ordinal */
+    PyObject *allocs;       /* list, by job ordinal */
+    PyObject *colors;       /* list of str */
+    PyObject *unavailable;  /* dict: record index -> frozenset of machines to skip */
+    PyObject *times, *kinds, *jobs;  /* array('d'), array('b'), array('q') */
+    int64_t *shown;         /* the job each machine shows (-1: waiting) */
+    char *defined;          /* a job's state value was defined */
+    Py_ssize_t nb_jobs;
+    int64_t nb_defined;
+    JobList *others;        /* per machine: jobs sharing it with the one it shows */
+    int64_t nb_others;
+} TraceEvents;
+
+static void trace_dealloc(TraceEvents *self) {
+    Py_XDECREF(self->ids);
+    Py_XDECREF(self->allocs);
+    Py_XDECREF(self->colors);
+    Py_XDECREF(self->unavailable);
+    Py_XDECREF(self->times);
+    Py_XDECREF(self->kinds);
+    Py_XDECREF(self->jobs);
+    PyMem_Free(self->shown);
+    PyMem_Free(self->defined);
+    if (self->others != NULL) {
+        for (int64_t m = 0; m < self->n; m++)
+            PyMem_Free(self->others[m].items);
+        PyMem_Free(self->others);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int trace_init(TraceEvents *self, PyObject *args, PyObject *kwds) {
+    long long n;
+    PyObject *ids, *allocs, *colors, *unavailable, *times, *kinds, *jobs;
+    if (!PyArg_ParseTuple(args, "LO!O!O!O!OOO", &n, &PyList_Type, &ids, &PyList_Type, &allocs,
+                          &PyList_Type, &colors, &PyDict_Type, &unavailable, &times, &kinds,
+                          &jobs))
+        return -1;
+    if (n < 0 || PyList_GET_SIZE(colors) == 0) {
+        PyErr_SetString(PyExc_ValueError, "TraceEvents: bad machine count or no colours");
+        return -1;
+    }
+    self->n = n;
+    Py_INCREF(ids); self->ids = ids;
+    Py_INCREF(allocs); self->allocs = allocs;
+    Py_INCREF(colors); self->colors = colors;
+    Py_INCREF(unavailable); self->unavailable = unavailable;
+    Py_INCREF(times); self->times = times;
+    Py_INCREF(kinds); self->kinds = kinds;
+    Py_INCREF(jobs); self->jobs = jobs;
+    self->nb_jobs = PyList_GET_SIZE(ids);
+    self->shown = PyMem_Malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    self->defined = PyMem_Calloc((size_t)(self->nb_jobs ? self->nb_jobs : 1), 1);
+    self->others = PyMem_Calloc((size_t)(n ? n : 1), sizeof(JobList));
+    if (self->shown == NULL || self->defined == NULL || self->others == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int64_t m = 0; m < n; m++)
+        self->shown[m] = -1;
+    self->nb_defined = 0;
+    self->nb_others = 0;
+    return 0;
+}
+
+static int joblist_append(JobList *l, int64_t k) {
+    if (l->len == l->cap) {
+        Py_ssize_t cap = l->cap ? l->cap * 2 : 4;
+        int64_t *items = PyMem_Realloc(l->items, sizeof(int64_t) * (size_t)cap);
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->len++] = k;
+    return 0;
+}
+
+static void joblist_remove_at(JobList *l, Py_ssize_t i) {
+    memmove(l->items + i, l->items + i + 1, sizeof(int64_t) * (size_t)(l->len - i - 1));
+    l->len--;
+}
+
+/* The job's id as UTF-8 (cached in the str object by CPython). */
+static const char *job_id(TraceEvents *self, int64_t k, Py_ssize_t *len) {
+    if (k < 0 || k >= self->nb_jobs) {
+        PyErr_SetString(PyExc_IndexError, "job ordinal out of range");
+        return NULL;
+    }
+    PyObject *id = PyList_GET_ITEM(self->ids, k);
+    if (!PyUnicode_Check(id)) {
+        PyErr_SetString(PyExc_TypeError, "job ids must be str");
+        return NULL;
+    }
+    return PyUnicode_AsUTF8AndSize(id, len);
+}
+
+/* `5 j<id> machine_state "<id>" <colour>` the first time job k is shown. */
+static int define_job(TraceEvents *self, Buf *b, int64_t k) {
+    if (self->defined[k])
+        return 0;
+    self->defined[k] = 1;
+    Py_ssize_t len;
+    const char *id = job_id(self, k, &len);
+    if (id == NULL)
+        return -1;
+    PyObject *color = PyList_GET_ITEM(self->colors,
+                                      self->nb_defined % PyList_GET_SIZE(self->colors));
+    self->nb_defined++;
+    if (BUF_LIT(b, "5 j") < 0 || buf_put(b, id, len) < 0
+        || BUF_LIT(b, " machine_state \"") < 0 || buf_put(b, id, len) < 0
+        || BUF_LIT(b, "\" ") < 0 || buf_str(b, color) < 0 || BUF_LIT(b, "\n") < 0)
+        return -1;
+    return 0;
+}
+
+/* `6 <date> machine_state m<m> ` (the value follows). */
+static int state_prefix(Buf *b, const char *date, Py_ssize_t date_len, int64_t m) {
+    if (buf_reserve(b, date_len + 48) < 0)
+        return -1;
+    char *p = b->data + b->len;
+    *p++ = '6';
+    *p++ = ' ';
+    memcpy(p, date, (size_t)date_len);
+    p += date_len;
+    memcpy(p, " machine_state m", 16);
+    p = put_u64(p + 16, (uint64_t)m);
+    *p++ = ' ';
+    b->len = p - b->data;
+    return 0;
+}
+
+static int state_job(TraceEvents *self, Buf *b, const char *date, Py_ssize_t date_len,
+                     int64_t m, int64_t k) {
+    Py_ssize_t len;
+    const char *id = job_id(self, k, &len);
+    if (id == NULL || state_prefix(b, date, date_len, m) < 0)
+        return -1;
+    if (buf_reserve(b, len + 2) < 0)
+        return -1;
+    b->data[b->len++] = 'j';
+    memcpy(b->data + b->len, id, (size_t)len);
+    b->len += len;
+    b->data[b->len++] = '\n';
+    return 0;
+}
+
+static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, int64_t k) {
+    char date[400];
+    Py_ssize_t date_len;
+    {
+        Buf d;
+        if (buf_init(&d, 64) < 0)
+            return -1;
+        if (buf_fixed6(&d, t) < 0 || d.len > (Py_ssize_t)sizeof(date)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "date too long");
+            buf_free(&d);
+            return -1;
+        }
+        memcpy(date, d.data, (size_t)d.len);
+        date_len = d.len;
+        buf_free(&d);
+    }
+    if (k < 0 || k >= PyList_GET_SIZE(self->allocs)) {
+        PyErr_SetString(PyExc_IndexError, "job ordinal out of range");
+        return -1;
+    }
+    Machines ms;
+    if (machines_open(&ms, PyList_GET_ITEM(self->allocs, k)) < 0)
+        return -1;
+    int rc = -1;
+    if (kind == 0) {  /* start: each waiting machine shows the job */
+        for (Py_ssize_t i = 0; i < ms.count; i++) {
+            int64_t m = machines_get(&ms, i, self->n);
+            if (m < 0)
+                goto done;
+            if (self->shown[m] < 0) {
+                self->shown[m] = k;
+                if (define_job(self, b, k) < 0 || state_job(self, b, date, date_len, m, k) < 0)
+                    goto done;
+            } else {  /* compute sharing: the machine keeps showing its first job */
+                if (joblist_append(&self->others[m], k) < 0)
+                    goto done;
+                self->nb_others++;
+            }
+        }
+    } else if (kind == 1) {  /* end */
+        PyObject *skip = NULL;  /* borrowed */
+        if (PyDict_GET_SIZE(self->unavailable)) {
+            PyObject *key = PyLong_FromSsize_t(r);
+            if (key == NULL)
+                goto done;
+            skip = PyDict_GetItemWithError(self->unavailable, key);
+            Py_DECREF(key);
+            if (skip == NULL && PyErr_Occurred())
+                goto done;
+        }
+        for (Py_ssize_t i = 0; i < ms.count; i++) {
+            int64_t m = machines_get(&ms, i, self->n);
+            if (m < 0)
+                goto done;
+            JobList *rest = &self->others[m];
+            if (self->shown[m] != k) {  /* a job sharing the machine, not shown: no line */
+                Py_ssize_t j = 0;
+                while (j < rest->len && rest->items[j] != k)
+                    j++;
+                if (j == rest->len) {
+                    PyErr_SetString(PyExc_ValueError, "list.remove(x): x not in list");
+                    goto done;
+                }
+                joblist_remove_at(rest, j);
+                self->nb_others--;
+                continue;
+            }
+            if (rest->len == 0) {
+                self->shown[m] = -1;
+                int skipped = 0;
+                if (skip != NULL) {
+                    PyObject *key = PyLong_FromLongLong(m);
+                    if (key == NULL)
+                        goto done;
+                    skipped = PySequence_Contains(skip, key);
+                    Py_DECREF(key);
+                    if (skipped < 0)
+                        goto done;
+                }
+                if (!skipped) {
+                    if (state_prefix(b, date, date_len, m) < 0 || BUF_LIT(b, "w\n") < 0)
+                        goto done;
+                }
+                continue;
+            }
+            Py_ssize_t best = 0;  /* min(rest), its first occurrence */
+            for (Py_ssize_t j = 1; j < rest->len; j++)
+                if (rest->items[j] < rest->items[best])
+                    best = j;
+            int64_t top = rest->items[best];
+            joblist_remove_at(rest, best);
+            self->nb_others--;
+            self->shown[m] = top;
+            if (define_job(self, b, top) < 0 || state_job(self, b, date, date_len, m, top) < 0)
+                goto done;
+        }
+    } else {  /* killed: kk on the killer, km on each machine */
+        Py_ssize_t len;
+        const char *id = job_id(self, k, &len);
+        if (id == NULL)
+            goto done;
+        if (BUF_LIT(b, "8 ") < 0 || buf_put(b, date, date_len) < 0
+            || BUF_LIT(b, " kk k \"") < 0 || buf_put(b, id, len) < 0 || BUF_LIT(b, "\"\n") < 0)
+            goto done;
+        for (Py_ssize_t i = 0; i < ms.count; i++) {
+            int64_t m;
+            if (ms.is_range) {  /* (no bound check: no machine state is read) */
+                m = ms.start + (int64_t)i * ms.step;
+            } else {
+                long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(ms.seq, i));
+                if (v == -1 && PyErr_Occurred())
+                    goto done;
+                m = (int64_t)v;
+            }
+            if (BUF_LIT(b, "8 ") < 0 || buf_put(b, date, date_len) < 0
+                || BUF_LIT(b, " km m") < 0 || buf_i64(b, m) < 0 || BUF_LIT(b, " \"") < 0
+                || buf_put(b, id, len) < 0 || BUF_LIT(b, "\"\n") < 0)
+                goto done;
+        }
+    }
+    rc = 0;
+done:
+    machines_close(&ms);
+    return rc;
+}
+
+/* chunk(lo, limit) -> (bytes, next): the lines of the records from `lo` on, stopping after the
+ * record that brings the text to `limit` bytes or more (a chunk's size stays bounded whatever
+ * the jobs' widths), and the first record not written. */
+static PyObject *trace_chunk(TraceEvents *self, PyObject *args) {
+    Py_ssize_t lo, limit;
+    if (!PyArg_ParseTuple(args, "nn", &lo, &limit))
+        return NULL;
+    Py_buffer tv, kv, jv;
+    if (PyObject_GetBuffer(self->times, &tv, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(self->kinds, &kv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&tv);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(self->jobs, &jv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&tv);
+        PyBuffer_Release(&kv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t count = tv.len / (Py_ssize_t)sizeof(double);
+    if (kv.len != count || jv.len / (Py_ssize_t)sizeof(int64_t) != count || lo < 0) {
+        PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
+        goto out;
+    }
+    const double *times = tv.buf;
+    const signed char *kinds = kv.buf;
+    const int64_t *jobs = jv.buf;
+    Buf b;
+    if (buf_init(&b, limit + 65536) < 0)
+        goto out;
+    Py_ssize_t r = lo;
+    while (r < count && b.len < limit) {
+        if (record(self, &b, r, times[r], kinds[r], jobs[r]) < 0) {
+            buf_free(&b);
+            goto out;
+        }
+        r++;
+    }
+    PyObject *text = buf_bytes(&b);
+    if (text != NULL) {
+        result = Py_BuildValue("(Nn)", text, r);
+    }
+out:
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&jv);
+    return result;
+}
+
+static PyMethodDef trace_methods[] = {
+    {"chunk", (PyCFunction)trace_chunk, METH_VARARGS,
+     "chunk(lo, limit) -> (bytes, next): the lines of records lo.. (about limit bytes)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TraceEventsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "batsim_py.output._ctext.TraceEvents",
+    .tp_basicsize = sizeof(TraceEvents),
+    .tp_dealloc = (destructor)trace_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "TraceEvents(n, ids, allocs, colors, unavailable, times, kinds, jobs): the Pajé "
+              "trace's events replayed from PajeTrace's records (output/paje.py)",
+    .tp_methods = trace_methods,
+    .tp_init = (initproc)trace_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------------ jobs.csv */
+
+/* A column of doubles: a list of numbers (taken as float() would) or a float64 buffer. */
+typedef struct {
+    PyObject *list;  /* borrowed */
+    int has_view;
+    Py_buffer view;
+    const double *data;
+} Column;
+
+static int column_open(Column *c, PyObject *obj, Py_ssize_t n) {
+    c->has_view = 0;
+    c->list = NULL;
+    if (PyList_Check(obj)) {
+        if (PyList_GET_SIZE(obj) != n)
+            goto bad;
+        c->list = obj;
+        return 0;
+    }
+    if (PyObject_GetBuffer(obj, &c->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    c->has_view = 1;
+    const char *fmt = c->view.format ? c->view.format : "B";
+    if (c->view.itemsize != sizeof(double) || (strcmp(fmt, "d") != 0 && strcmp(fmt, "<d") != 0
+                                               && strcmp(fmt, "=d") != 0)
+        || c->view.len != n * (Py_ssize_t)sizeof(double))
+        goto bad;
+    c->data = c->view.buf;
+    return 0;
+bad:
+    if (c->has_view)
+        PyBuffer_Release(&c->view);
+    c->has_view = 0;
+    PyErr_SetString(PyExc_ValueError, "jobs_rows: a column is not n numbers");
+    return -1;
+}
+
+static void column_close(Column *c) {
+    if (c->has_view)
+        PyBuffer_Release(&c->view);
+    c->has_view = 0;
+}
+
+static int column_fixed6(Buf *b, Column *c, Py_ssize_t i) {
+    if (c->list == NULL)
+        return buf_fixed6(b, c->data[i]);
+    PyObject *item = PyList_GET_ITEM(c->list, i);
+    double x = PyFloat_CheckExact(item) ? PyFloat_AS_DOUBLE(item) : PyFloat_AsDouble(item);
+    if (x == -1.0 && PyErr_Occurred())
+        return -1;
+    return buf_fixed6(b, x);
+}
+
+static PyObject *list_item(PyObject *list, Py_ssize_t i) {
+    return PyList_GET_ITEM(list, i);
+}
+
+/* jobs_rows(names, workloads, profiles, res, states, allocs, energies, metadata, format_alloc,
+ *           doubles) -> bytes
+ * The rows of jobs that ran: `name,workload,profile,%f,%d,%f,<success>,<state>,%f x6,<alloc>,
+ * <energy>,"<metadata>"`.  Text columns: lists of str; res: list of int; states: the final
+ * states; allocs: ranges (contiguous ones are written here) or anything `format_alloc`
+ * formats; energies: None (every row -1.000000) or a list of str/None; doubles: a tuple of 8
+ * columns (subtime, walltime, start: lists of numbers; runtime, finish, waiting, turnaround,
+ * stretch: float64 arrays). */
+static PyObject *jobs_rows(PyObject *module, PyObject *args) {
+    PyObject *names, *workloads, *profiles, *res, *states, *allocs, *energies, *metadata;
+    PyObject *format_alloc, *doubles;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!OO!OO!", &PyList_Type, &names, &PyList_Type,
+                          &workloads, &PyList_Type, &profiles, &PyList_Type, &res,
+                          &PyList_Type, &states, &PyList_Type, &allocs, &energies,
+                          &PyList_Type, &metadata, &format_alloc, &PyTuple_Type, &doubles))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(names);
+    if (PyList_GET_SIZE(workloads) != n || PyList_GET_SIZE(profiles) != n
+        || PyList_GET_SIZE(res) != n || PyList_GET_SIZE(states) != n
+        || PyList_GET_SIZE(allocs) != n || PyList_GET_SIZE(metadata) != n
+        || (energies != Py_None && (!PyList_Check(energies) || PyList_GET_SIZE(energies) != n))
+        || PyTuple_GET_SIZE(doubles) != 8) {
+        PyErr_SetString(PyExc_ValueError, "jobs_rows: columns of different lengths");
+        return NULL;
+    }
+    Column cols[8];
+    int opened = 0;
+    PyObject *result = NULL;
+    Buf b;
+    b.data = NULL;
+    for (; opened < 8; opened++)
+        if (column_open(&cols[opened], PyTuple_GET_ITEM(doubles, opened), n) < 0)
+            goto out;
+    if (buf_init(&b, n * 160 + 1024) < 0)
+        goto out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *state = list_item(states, i);
+        int success = PyUnicode_Check(state)
+                      && PyUnicode_CompareWithASCIIString(state, "COMPLETED_SUCCESSFULLY") == 0;
+        if (buf_str(&b, list_item(names, i)) < 0 || BUF_LIT(&b, ",") < 0
+            || buf_str(&b, list_item(workloads, i)) < 0 || BUF_LIT(&b, ",") < 0
+            || buf_str(&b, list_item(profiles, i)) < 0 || BUF_LIT(&b, ",") < 0
+            || column_fixed6(&b, &cols[0], i) < 0 || BUF_LIT(&b, ",") < 0
+            || buf_intfmt(&b, list_item(res, i)) < 0 || BUF_LIT(&b, ",") < 0
+            || column_fixed6(&b, &cols[1], i) < 0
+            || (success ? BUF_LIT(&b, ",1,") : BUF_LIT(&b, ",0,")) < 0
+            || buf_str(&b, state) < 0)
+            goto fail;
+        for (int c = 2; c < 8; c++)
+            if (BUF_LIT(&b, ",") < 0 || column_fixed6(&b, &cols[c], i) < 0)
+                goto fail;
+        if (BUF_LIT(&b, ",") < 0)
+            goto fail;
+        PyObject *alloc = list_item(allocs, i);
+        int done = 0;
+        if (PyRange_Check(alloc)) {
+            int err = 0;
+            int64_t start = range_attr(alloc, str_start, &err);
+            int64_t stop = range_attr(alloc, str_stop, &err);
+            int64_t step = range_attr(alloc, str_step, &err);
+            if (err)
+                goto fail;
+            if (step == 1 && stop > start) {
+                if (buf_i64(&b, start) < 0)
+                    goto fail;
+                if (stop - start > 1 && (BUF_LIT(&b, "-") < 0 || buf_i64(&b, stop - 1) < 0))
+                    goto fail;
+                done = 1;
+            }
+        }
+        if (!done) {
+            PyObject *text = PyObject_CallOneArg(format_alloc, alloc);
+            if (text == NULL)
+                goto fail;
+            int rc = buf_str(&b, text);
+            Py_DECREF(text);
+            if (rc < 0)
+                goto fail;
+        }
+        if (BUF_LIT(&b, ",") < 0)
+            goto fail;
+        PyObject *energy = energies == Py_None ? Py_None : list_item(energies, i);
+        if (energy == Py_None ? BUF_LIT(&b, "-1.000000") < 0 : buf_str(&b, energy) < 0)
+            goto fail;
+        if (BUF_LIT(&b, ",\"") < 0 || buf_str(&b, list_item(metadata, i)) < 0
+            || BUF_LIT(&b, "\"\n") < 0)
+            goto fail;
+    }
+    result = buf_bytes(&b);
+    goto out;
+fail:
+    buf_free(&b);
+out:
+    for (int c = 0; c < opened; c++)
+        column_close(&cols[c]);
+    return result;
+}
+
+/* fixed6_lines(column) -> bytes: `%f` of each float64 value, one a line (tests, and the
+ * measure of the formatter alone). */
+static PyObject *fixed6_lines(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (view.len % (Py_ssize_t)sizeof(double)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "fixed6_lines: not a float64 buffer");
+        return NULL;
+    }
+    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(double);
+    const double *xs = view.buf;
+    Buf b;
+    PyObject *result = NULL;
+    if (buf_init(&b, n * 16 + 64) == 0) {
+        Py_ssize_t i = 0;
+        for (; i < n; i++)
+            if (buf_fixed6(&b, xs[i]) < 0 || BUF_LIT(&b, "\n") < 0)
+                break;
+        if (i == n)
+            result = buf_bytes(&b);
+        else
+            buf_free(&b);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *fixed6(PyObject *module, PyObject *arg) {
+    double x = PyFloat_AsDouble(arg);
+    if (x == -1.0 && PyErr_Occurred())
+        return NULL;
+    Buf b;
+    if (buf_init(&b, 64) < 0 || buf_fixed6(&b, x) < 0) {
+        buf_free(&b);
+        return NULL;
+    }
+    PyObject *out = PyUnicode_DecodeASCII(b.data, b.len, NULL);
+    buf_free(&b);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"jobs_rows", jobs_rows, METH_VARARGS, "the rows of jobs.csv of jobs that ran, as bytes"},
+    {"fixed6_lines", fixed6_lines, METH_O, "'%f\\n' of each float64 of a buffer, as bytes"},
+    {"fixed6", fixed6, METH_O, "'%f' % x"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_ctext",
+    "The native writer of the Pajé trace's events and jobs.csv's rows (output/_ctext.c).",
+    -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__ctext(void) {
+    str_start = PyUnicode_InternFromString("start");
+    str_stop = PyUnicode_InternFromString("stop");
+    str_step = PyUnicode_InternFromString("step");
+    if (str_start == NULL || str_stop == NULL || str_step == NULL)
+        return NULL;
+    if (PyType_Ready(&TraceEventsType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&TraceEventsType);
+    if (PyModule_AddObject(m, "TraceEvents", (PyObject *)&TraceEventsType) < 0
+        || PyModule_AddIntConstant(m, "API", API_VERSION) < 0) {
+        Py_DECREF(&TraceEventsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

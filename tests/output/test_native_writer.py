@@ -1,0 +1,374 @@
+"""The native writer (output/_ctext.c) writes exactly the pure-Python writers' bytes.
+
+The pure writers (output/paje.py's `body_chunks`, output/jobs_csv.py's `_chunk_text`) are the
+reference: every comparison here runs both on the same recorded run and compares bytes, on
+random recordings built to reach every path (compute sharing, kills, unavailable machines,
+non-contiguous allocations, odd ids and dates), on every reference case in both timings, and
+on f_10k (slow). `%f` itself is checked against Python's on random and adversarial doubles.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from batsim_py.output import jobs_csv
+from batsim_py.output.fixed import native_text
+from batsim_py.output.paje import PajeTrace
+
+PROJECT = Path(__file__).resolve().parents[2]
+REFERENCE = PROJECT / "tests" / "conformance" / "reference"
+
+
+@pytest.fixture
+def native(monkeypatch):  # noqa: ANN201
+    """The native writer (its tests skip, saying why, where it was not built)."""
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)  # (conftest sets it for a pure kernel)
+    module = native_text()
+    if module is None:
+        pytest.skip("the native writer (batsim_py/output/_ctext.c) is not built: "
+                    "python setup.py build_ext --inplace")
+    return module
+
+
+def _pure(monkeypatch) -> None:
+    monkeypatch.setenv("BATSIM_PY_PURE", "1")
+    assert native_text() is None
+
+
+def _both(monkeypatch, make):  # noqa: ANN001, ANN202
+    """`make()` with the native writer, then with the pure one."""
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    assert native_text() is not None
+    fast = make()
+    _pure(monkeypatch)
+    slow = make()
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    return fast, slow
+
+
+# ------------------------------------------------------------------ %f
+
+def _adversarial(rng: np.random.Generator, n: int) -> np.ndarray:
+    k = rng.integers(0, 10**12, n)
+    ties = (k * 2 + 1) / 2e6  # about halfway between two printed values
+    j = rng.integers(-2**40, 2**40, n)
+    return np.concatenate([
+        rng.integers(0, 2**64, n, dtype=np.uint64).view(np.float64),  # any bit pattern
+        rng.uniform(-1e7, 1e7, n),
+        ties, np.nextafter(ties, 0), np.nextafter(ties, np.inf), -ties,
+        j / 2.0**21, j / 2.0**27,  # exact binary ties of the sixth decimal
+        np.ldexp(rng.uniform(-1, 1, n), rng.integers(-1080, 1024, n)),  # every exponent
+        np.ldexp(rng.uniform(-1, 1, n), rng.integers(50, 80, n)),  # around 2**64
+        rng.integers(0, 10**9, n).astype(float),
+        [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 5e-7, 4.9999999999999996e-07,
+         -5e-7, 1.5e-6, 2.5e-6, -1e-9, 1.7976931348623157e308, -1.7976931348623157e308,
+         math.nan, -math.nan, math.inf, -math.inf, 2.0**64, 2.0**64 - 2048, -(2.0**64),
+         2.0**53, 2.0**53 + 2, 0.5, 1e15 + 0.3],
+    ])
+
+
+def _check_fixed6(native, xs: np.ndarray) -> None:  # noqa: ANN001
+    with np.errstate(over="ignore"):
+        xs = np.ascontiguousarray(xs, dtype=np.float64)
+    got = native.fixed6_lines(xs)
+    expected = "".join("%f\n" % x for x in xs.tolist()).encode()
+    if got != expected:
+        pairs = zip(xs.tolist(), got.split(b"\n"), expected.split(b"\n"), strict=False)
+        bad = [(x, g, e) for x, g, e in pairs if g != e][:5]
+        pytest.fail(f"native %f differs from Python's: {bad}")
+
+
+def test_fixed6_is_pythons(native) -> None:  # noqa: ANN001
+    _check_fixed6(native, _adversarial(np.random.default_rng(20), 20_000))
+    assert native.fixed6(-0.0) == "-0.000000" and native.fixed6(float("-nan")) == "nan"
+
+
+@pytest.mark.slow
+def test_fixed6_is_pythons_on_millions(native) -> None:  # noqa: ANN001
+    _check_fixed6(native, _adversarial(np.random.default_rng(2026), 600_000))
+
+
+# ------------------------------------------------------------------ the Pajé trace
+
+def _random_trace(seed: int, n: int = 24, jobs: int = 300) -> PajeTrace:
+    """A recording reaching every path of the event writer: contiguous and scattered
+    allocations (ranges, tuples, lists, a reversed range), compute sharing, kills,
+    unavailable machines at a job's end, ids needing UTF-8, dates of every kind."""
+    rng = random.Random(seed)
+    trace = PajeTrace([f"host{i}" for i in range(n)])
+    running: list[tuple[str, object]] = []
+    t = rng.choice([0.0, -0.0, 1e-7])
+
+    def tick() -> float:
+        nonlocal t
+        t += rng.choice([0.0, 1.0, 0.5e-6, 1e-3 * rng.random(), 17.25, 1e9 * rng.random()])
+        return t
+
+    for i in range(jobs):
+        if running and rng.random() < 0.45:
+            job, alloc = running.pop(rng.randrange(len(running)))
+            now = tick()
+            if rng.random() < 0.2:
+                trace.job_killed(job, alloc, now)  # type: ignore[arg-type]
+            skip = (set(rng.sample(list(alloc), rng.randint(1, len(alloc))))  # type: ignore
+                    if alloc and rng.random() < 0.15 else ())
+            trace.job_ends(job, alloc, now, skip)  # type: ignore[arg-type]
+            continue
+        width = rng.randint(1, 6)
+        a = rng.randrange(n - width + 1)
+        shape = rng.random()
+        if shape < 0.5:
+            alloc: object = range(a, a + width)
+        elif shape < 0.6:
+            alloc = range(a + width - 1, a - 1, -1) if a else range(width - 1, -1, -1)
+        elif shape < 0.8:
+            alloc = tuple(sorted(rng.sample(range(n), width)))
+        else:
+            alloc = [int(x) for x in rng.sample(range(n), width)]
+        job = rng.choice([f"w0!{i}", f"wé!{i}", f'w"{i}', f"w 0!{i}", f"日{i}"])
+        trace.job_starts(job, alloc, tick())  # type: ignore[arg-type]
+        running.append((job, alloc))
+    for job, alloc in running:
+        trace.job_ends(job, alloc, tick())  # type: ignore[arg-type]
+    return trace
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_trace_events_are_the_pure_writers(native, monkeypatch, seed: int) -> None:  # noqa: ANN001
+    trace = _random_trace(seed)
+    pure = "".join(trace.body_chunks(size=37)).encode()
+    assert b"".join(trace.body_bytes(limit=1)) == pure  # a chunk per record
+    assert b"".join(trace.body_bytes(limit=700)) == pure
+    assert b"".join(trace.body_bytes()) == pure
+    _pure(monkeypatch)
+    assert b"".join(trace.body_bytes()) == pure
+
+
+def test_trace_reaches_sharing_and_kills(native) -> None:  # noqa: ANN001
+    """The random recordings do take the rare paths (else the test above proves little)."""
+    text = "".join(PajeTrace.body_chunks(_random_trace(3)))
+    assert " km m" in text and "é" in text and "日" in text
+    trace = _random_trace(3)
+    assert trace._unavailable  # machines skipped at a job's end
+    events = native.TraceEvents(len(trace.machine_names), trace.job_ids, trace.allocs,
+                                ["c"], trace._unavailable, trace.times, trace.kinds, trace.jobs)
+    out, r = events.chunk(0, 10**9)
+    assert r == len(trace.times) and out.count(b"\n") > len(trace.times)
+
+
+def test_bad_recording_is_an_error_not_a_crash(native) -> None:  # noqa: ANN001
+    trace = PajeTrace(["a", "b"])
+    trace.job_starts("j", (0, 5), 1.0)  # machine 5 does not exist
+    events = native.TraceEvents(2, trace.job_ids, trace.allocs, ["c"], {}, trace.times,
+                                trace.kinds, trace.jobs)
+    with pytest.raises(IndexError, match="machine id 5"):
+        events.chunk(0, 100)
+
+
+# ------------------------------------------------------------------ jobs.csv
+
+def _records(n: int, seed: int) -> list[jobs_csv.JobRecord]:
+    from batsim_py.workload.model import Job
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        res = rng.choice([1, 4, 64, 2**70])  # (a huge count takes Python's %d)
+        job = Job(rng.choice([f"w0!{i}", f"wé!{i}", f'w,"{i}']), "w0", str(i),
+                  rng.choice([0.0, -0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))]),
+                  res, rng.choice([-1.0, 1e-7, rng.random() * 1e4, 3600]), "p", {})
+        start = rng.choice([0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))])
+        end = start + rng.choice([0.0, 1e-9, rng.random() * 1e4])
+        lo = rng.randint(0, 100)
+        alloc = rng.choice([range(lo, lo + 3), range(lo, lo + 1), range(lo, lo + 9, 2),
+                            (lo, lo + 2), [lo]])
+        state = rng.choice(("COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED", "COMPLETED_FAILED",
+                            "COMPLETED_WALLTIME_REACHED", "REJECTED" if i % 50 == 7 else
+                            "COMPLETED_SUCCESSFULLY"))
+        joules = jobs_csv.LD(rng.random() * 1e6) if seed % 2 and rng.random() < 0.9 else None
+        out.append(jobs_csv.JobRecord(job, state, start, end, alloc, joules,
+                                      rng.choice(["", "meta", 'a ""b""'])))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_jobs_rows_are_the_pure_writers(native, monkeypatch, seed: int) -> None:  # noqa: ANN001
+    monkeypatch.setattr(jobs_csv, "CHUNK", 61)  # chunks with and without rejected jobs
+    records = _records(700, seed)
+
+    def text() -> str:
+        out = io.StringIO()
+        jobs_csv.write_rows(records, out)
+        return out.getvalue()
+
+    def file_bytes() -> bytes:
+        raw = io.BytesIO()
+        with io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=False) as f:
+            jobs_csv.write_rows(records, f)
+            f.flush()
+            return raw.getvalue()
+
+    fast, slow = _both(monkeypatch, text)
+    assert fast == slow
+    fast_bytes, slow_bytes = _both(monkeypatch, file_bytes)
+    assert fast_bytes == slow_bytes == slow.encode()
+
+
+# ------------------------------------------------------------------ whole runs
+
+def _run_outputs(folder: Path, out: Path, timing: str) -> dict[str, bytes]:
+    """Run a reference case (its transcript in batsim timing, its equivalent in-process
+    scheduler in ideal timing) and return its output files."""
+    from batsim_py.decision.inprocess import InProcess
+    from batsim_py.decision.transcript import ReplayPeer
+    from batsim_py.run import RunSpec, run_simulation
+    from batsim_py.schedulers import get_scheduler
+    from batsim_py.sim.options import Options
+
+    spec = json.loads((folder / "case.json").read_text())
+    args = spec["batsim_args"]
+    flags = {"--forward-profiles-on-submission": "forward_profiles_on_submission",
+             "--enable-dynamic-jobs": "dynamic_jobs",
+             "--acknowledge-dynamic-jobs": "acknowledge_dynamic_jobs", "--energy": "energy"}
+    options = {flags[a]: True for a in args if a in flags}
+    if timing == "ideal":
+        if options.get("dynamic_jobs"):
+            pytest.skip("dynamic jobs need the case's own scheduler")
+        options = {k: v for k, v in options.items() if k == "energy"}
+        decision = InProcess(get_scheduler("fcfs" if "fcfs" in spec["scheduler"]["name"].lower()
+                                           else "easy"))
+        events = []  # (the in-process schedulers do not handle unavailable machines)
+    else:
+        decision = ReplayPeer(str(folder / "transcript.jsonl"), strict=True)
+        events = [str(folder / e) for e in spec.get("events", [])]
+    out.mkdir(parents=True, exist_ok=True)
+    run_simulation(
+        RunSpec(platform=str(folder / spec["platform"]),
+                workloads=[str(folder / w) for w in spec["workloads"]],
+                options=Options(export_prefix=str(out / "out"), timing=timing, **options),
+                events=events, mmax_workload="--mmax-workload" in args),
+        decision)
+    return _files(out)
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    """The output files' bytes (schedule.csv without its two wall-clock columns)."""
+    files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    header, row = files["out_schedule.csv"].decode().splitlines()
+    keep = [i for i, name in enumerate(header.split(","))
+            if name not in ("scheduling_time", "simulation_time")]
+    assert len(keep) == len(header.split(",")) - 2
+    files["out_schedule.csv"] = ",".join(row.split(",")[i] for i in keep).encode()
+    return files
+
+
+CASES = sorted(p.parent.name for p in REFERENCE.glob("*/transcript.jsonl")
+               if not p.parent.name.startswith("f_"))
+
+
+@pytest.mark.parametrize("timing", ["batsim", "ideal"])
+@pytest.mark.parametrize("case", CASES)
+def test_reference_case_outputs_identical(native, monkeypatch, tmp_path: Path,  # noqa: ANN001
+                                          case: str, timing: str) -> None:
+    fast, slow = _both(monkeypatch, lambda: _run_outputs(
+        REFERENCE / case, tmp_path / ("pure" if os.environ.get("BATSIM_PY_PURE") else "native"),
+        timing))
+    assert list(fast) == list(slow) and "out_schedule.trace" in fast
+    for name in fast:
+        assert fast[name] == slow[name], f"{case} ({timing}): {name} differs"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("timing", ["batsim", "ideal"])
+def test_f_10k_outputs_identical(native, monkeypatch, tmp_path: Path,  # noqa: ANN001
+                                 timing: str) -> None:
+    from batsim_py.decision.inprocess import InProcess
+    from batsim_py.run import RunSpec, run_simulation
+    from batsim_py.schedulers import get_scheduler
+    from batsim_py.sim.options import Options
+
+    folder = REFERENCE / "f_10k_easy_cluster128_quiet"
+    spec = json.loads((folder / "case.json").read_text())
+
+    def run() -> dict[str, bytes]:
+        out = tmp_path / ("pure" if os.environ.get("BATSIM_PY_PURE") else "native")
+        out.mkdir()
+        run_simulation(RunSpec(platform=str(folder / spec["platform"]),
+                               workloads=[str(folder / w) for w in spec["workloads"]],
+                               options=Options(export_prefix=str(out / "out"), timing=timing),
+                               mmax_workload=True),
+                       InProcess(get_scheduler("easy")))
+        return _files(out)
+
+    fast, slow = _both(monkeypatch, run)
+    assert list(fast) == list(slow)
+    for name in fast:
+        assert fast[name] == slow[name], f"f_10k ({timing}): {name} differs"
+
+
+# ------------------------------------------------------------------ choosing the writer
+
+def test_pure_environment_selects_the_pure_writer(monkeypatch) -> None:
+    from batsim_py.output.fixed import writer_label
+
+    _pure(monkeypatch)
+    assert writer_label() == "output writer: pure Python (BATSIM_PY_PURE is set)"
+
+
+def test_version_names_the_writer(native) -> None:  # noqa: ANN001
+    env = {k: v for k, v in os.environ.items() if k != "BATSIM_PY_PURE"}
+    out = subprocess.run([sys.executable, "-m", "batsim_py.cli", "--version"], cwd=PROJECT,
+                         env=env, check=True, capture_output=True, text=True).stdout
+    assert "; output writer: native (C))" in out
+    out = subprocess.run([sys.executable, "-m", "batsim_py.cli", "--version"], cwd=PROJECT,
+                         env={**env, "BATSIM_PY_PURE": "1"}, check=True, capture_output=True,
+                         text=True).stdout
+    assert "output writer: pure Python (BATSIM_PY_PURE is set)" in out
+
+
+def test_a_failed_writer_build_installs_the_pure_writer(tmp_path: Path, monkeypatch) -> None:
+    """No working C compiler: the build still succeeds, leaves why in the package, and the
+    writer label reports it (the kernel's own build is kept out by a stand-in mypyc without
+    its build module, as when mypyc is missing)."""
+    import shutil
+
+    from batsim_py.output import fixed
+
+    tree = tmp_path / "tree"  # (a copy: the build leaves files beside setup.py)
+    tree.mkdir()
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(PROJECT / name, tree / name)
+    for name in ("platforms", "workloads"):
+        (tree / name).mkdir()
+    shutil.copytree(PROJECT / "batsim_py", tree / "batsim_py",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "_kernel_*",
+                                                  "_writer_*"))
+    fake = tmp_path / "fake"
+    (fake / "mypyc").mkdir(parents=True)
+    (fake / "mypyc" / "__init__.py").write_text("")
+    built = tmp_path / "built"
+    env = {k: v for k, v in os.environ.items() if k != "BATSIM_PY_PURE"}
+    env.update(CC="false", PYTHONPATH=str(fake))
+    done = subprocess.run([sys.executable, "setup.py", "build_py", "--build-lib", str(built),
+                           "build_ext", "--build-lib", str(built)],
+                          cwd=tree, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "the native output writer was not built at install" in done.stderr
+    assert not list(built.rglob("_ctext*.so"))
+    note = (built / "batsim_py" / "output" / fixed.WRITER_NOT_BUILT).read_text()
+    assert note.startswith("not built at install: compiling output/_ctext.c failed")
+    monkeypatch.setattr(fixed, "__file__", str(built / "batsim_py" / "output" / "fixed.py"))
+    monkeypatch.setattr(fixed, "native_text", lambda: None)
+    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
+    assert fixed.writer_label().startswith(
+        "output writer: pure Python (not built at install: compiling output/_ctext.c failed")
