@@ -44,6 +44,7 @@ from batsim_py.sim.engine import (
     scripted,
 )
 from batsim_py.sim.engine import SLEEP as SLEEP_REQUEST
+from batsim_py.sim.failures import crash_jobs
 from batsim_py.sim.jobs import JobRun, final_state, job_process
 from batsim_py.sim.machines import (
     COMPUTING,
@@ -54,6 +55,7 @@ from batsim_py.sim.machines import (
     UNAVAILABLE,
     MachineStates,
 )
+from batsim_py.sim.machines import NAMES as STATE_NAMES
 from batsim_py.sim.network import Network
 from batsim_py.sim.options import Options
 from batsim_py.sim.pstates import COMPUTATION, SLEEP, PStates, Switches
@@ -560,6 +562,8 @@ class Simulation:
                     if states.state[m] != UNAVAILABLE:
                         raise WorkloadError(f"{where}: machine {m} is not unavailable")
                     states.set(m, COMPUTING if states.nb_jobs[m] else IDLE, now)
+            if unavailable and self.options.unavailable_kills:
+                crash_jobs(self, event.resources)  # legacy `F`: the jobs' `C` come first
             kind = "event_machine_unavailable" if unavailable else "event_machine_available"
             self.events.append(ev.Notify(self.stamp(), kind, resources=event.resources))
             if self.signals is not None:
@@ -751,7 +755,8 @@ class Simulation:
                 )
             if states.state[m] not in (IDLE, COMPUTING):
                 raise SchedulerError(
-                    f"{where}: machine {m} ({self.hosts[m]}) cannot compute now"
+                    f"{where}: machine {m} ({self.hosts[m]}) cannot compute now (it is "
+                    f"{STATE_NAMES[states.state[m]]})"
                 )
 
     def reject_job(self, decision: d.RejectJob) -> None:
