@@ -64,6 +64,7 @@ log = logging.getLogger(__name__)
 SWITCH: Final = "BATSIM_PY_LEAN"
 
 _GET: Final = (GET,)
+_READY: Final = ("SCHED_READY",)
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -480,42 +481,48 @@ class Lean:
         """
         sim = self.sim
         engine = self.engine
-        made = sim.request_reply(reply.now, reply.events)
+        answer = sim.ask(reply.now, reply.events)
         reply.events = []
-        if not isinstance(made, list):  # registrations: a generator, run by the rounds
-            reply.gen = made
-            reply.send = made.send
-            return False
-        reply.requests = made
-        runs = sim.runs
-        last = len(made) - 1
-        for i in range(last):
-            request = made[i]
-            if request[0] != PUT:
-                return False
-            decision = request[1][1]
-            kind = type(decision)
-            if kind is ExecuteJob:
-                run = runs.get(decision.job_id)
-                if run is None:
-                    return False
-                profile = run.profile
-                if type(profile) is not DelayProfile:
-                    return False
-                walltime = run.job.walltime
-                delay = profile.delay
-                if not (walltime < 0 or delay < walltime):
-                    delay = walltime
-                if not delay > WINDOW:
-                    return False
-            elif kind is not RejectJob and kind is not SetJobMetadata:
-                return False
-        ready = made[last]
-        if ready[0] != PUT:
+        clock = engine.now
+        decisions = answer.decisions
+        quiet = answer.now <= clock
+        if quiet:
+            runs = sim.runs
+            for decision in decisions:
+                if decision.timestamp > clock:
+                    quiet = False
+                    break
+                kind = type(decision)
+                if kind is ExecuteJob:
+                    run = runs.get(cast(ExecuteJob, decision).job_id)
+                    if run is None:
+                        quiet = False
+                        break
+                    profile = run.profile
+                    if type(profile) is not DelayProfile:
+                        quiet = False
+                        break
+                    walltime = run.job.walltime
+                    delay = profile.delay
+                    if not (walltime < 0 or delay < walltime):
+                        delay = walltime
+                    if not delay > WINDOW:
+                        quiet = False
+                        break
+                elif kind is not RejectJob and kind is not SetJobMetadata:
+                    quiet = False
+                    break
+        if not quiet:  # the rounds run the requests (`Simulation.reply_requests`)
+            made = sim.reply_requests(answer)
+            if isinstance(made, list):
+                reply.requests = made
+            else:  # registrations: a generator
+                reply.gen = made
+                reply.send = made.send
             return False
         spawns = sim._spawns
-        for i in range(last):
-            sim.on_decision(made[i][1])
+        for decision in decisions:
+            sim.on_decision(("DECISION", decision))
             if spawns:
                 _, run = spawns[0]
                 spawns.clear()
@@ -526,7 +533,7 @@ class Lean:
                 engine.sleep(job, self.start_job(job, run)[1])
         reply.dead = True
         server.pending = None
-        server.value = ready[1]
+        server.value = _READY
         server.state = _GOT
         return True
 
