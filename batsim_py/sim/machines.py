@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -352,32 +353,40 @@ class MachineStates:
     # ------------------------------------------------------------------ results
     def text_chunks(self, size: int) -> Iterator[str]:
         """The rows of machine_states.csv written so far (header excluded), `size` rows per
-        piece of text, each formatted by one C-level `%` over the chunk's values."""
+        piece of text, each formatted by one C-level `%` over the chunk's values. The five
+        counts of a row are written once per distinct row (a plain run: one per number of
+        busy machines) and reused: only the dates are formatted row by row."""
         if not self.tracing:
             return
         if self._log is not None:
             dates, moved = self._log_arrays()
-            busy = 0
+            if not len(dates):
+                return
+            busy = np.cumsum(moved)
+            low = int(busy.min())
             nb_compute = self.nb_compute
-            for lo in range(0, len(dates), size):
-                busy_after = np.cumsum(moved[lo:lo + size]) + busy
-                busy = int(busy_after[-1])
-                n = len(busy_after)
-                flat: list = [0] * (6 * n)
-                flat[0::6] = dates[lo:lo + n].tolist()
-                flat[4::6] = (nb_compute - busy_after).tolist()
-                flat[5::6] = busy_after.tolist()
-                yield (machine_states_csv.ROW * n) % tuple(flat)
-            return
-        times, rows = self._row_times, self._rows
-        for lo in range(0, len(times), size):
-            n = min(size, len(times) - lo)
-            flat = [None] * (6 * n)
-            flat[0::6] = times[lo:lo + n].tolist()
-            column = rows[6 * lo:6 * (lo + n)].tolist()
-            for k in range(5):  # sleeping, switching on, switching off, idle, computing
-                flat[k + 1::6] = column[k::6]
-            yield (machine_states_csv.ROW * n) % tuple(flat)
+            counts = machine_states_csv.COUNTS
+            suffixes = [counts % (0, 0, 0, nb_compute - b, b)
+                        for b in range(low, int(busy.max()) + 1)]
+            which = busy - low
+            del busy, moved
+        else:
+            dates = np.array(self._row_times, dtype=np.float64)
+            if not len(dates):
+                return
+            rows = np.array(self._rows).reshape(-1, 6)[:, :5]  # (the file shows five counts)
+            distinct, which = _distinct_rows(rows)
+            counts = machine_states_csv.COUNTS
+            suffixes = [counts % tuple(r) for r in distinct.tolist()]
+            del rows, distinct
+        for lo in range(0, len(dates), size):
+            part = dates[lo:lo + size].tolist()
+            n = len(part)
+            flat: list = [None] * (2 * n)
+            flat[0::2] = part
+            flat[1::2] = itemgetter(*which[lo:lo + n].tolist())(suffixes) if n > 1 else [
+                suffixes[int(which[lo])]]
+            yield ((machine_states_csv.DATE + "%s") * n) % tuple(flat)
 
     def time_in(self) -> dict[str, float]:
         """Seconds spent in each state over all machines (closed intervals only)."""
@@ -516,6 +525,19 @@ class _JobsOfPlainRun:
 def _runs_of_equal(dates: np.ndarray) -> np.ndarray:
     """The first index of each run of equal consecutive dates (dates is not empty)."""
     return np.concatenate(([0], np.flatnonzero(dates[1:] != dates[:-1]) + 1))
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D array, and for each row the index of its distinct row
+    (np.unique(axis=0) does the same, ten times slower)."""
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    new = np.empty(len(rows), dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    which = np.empty(len(rows), dtype=np.int64)
+    which[order] = np.cumsum(new) - 1
+    return ordered[new], which
 
 
 def _chain(*arrays: np.ndarray) -> Iterator[float]:
