@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -540,10 +541,14 @@ def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[new], which
 
 
-def _chain(*arrays: np.ndarray) -> Iterator[float]:
-    """The arrays' values as Python floats, one at a time (no list of millions of floats)."""
+def _chain(*arrays: Any) -> Iterator[float]:
+    """The arrays' nonzero values as Python floats, one at a time (no list of millions of
+    floats; C-level iterators all the way)."""
+    views = []
     for values in arrays:
-        yield from memoryview(np.ascontiguousarray(values, dtype=np.float64))
+        values = np.asarray(values, dtype=np.float64)
+        views.append(memoryview(np.ascontiguousarray(values[values != 0])))
+    return chain.from_iterable(views)
 
 
 def _latest_cover(lo: np.ndarray, hi: np.ndarray, entry: np.ndarray, nb: int) -> np.ndarray:
