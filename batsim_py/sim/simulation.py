@@ -28,7 +28,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import io_job
+from batsim_py.sim import io_job, lean
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
@@ -168,6 +168,10 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
+        # Which kernel ran: "engine" (sim/engine.py + `server`) or "lean" (sim/lean.py, chosen
+        # by `lean.choose` for the --timing ideal runs it covers).
+        self.kernel = "engine"
+        self.lean_jobs = False  # the lean kernel runs the jobs: execute_job spawns no generator
 
     @property
     def ended(self) -> dict[str, str]:
@@ -717,7 +721,10 @@ class Simulation:
         run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host, run)
+        if self.lean_jobs:
+            self._spawns.append((None, run))
+        else:
+            self.spawn(job_process(self, run), run.job.id, run.host, run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
 
@@ -1028,6 +1035,10 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
+        if lean.choose(self):
+            lean.run(self)
+            self.check_ended()
+            return
         sources = self.user_sources
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
