@@ -397,7 +397,10 @@ class Simulation:
         decision at the decision's timestamp, then "ready" at the reply's `now`. Its requests
         as a list (a scripted actor), or a generator when a decision must be parsed as its
         message is sent (registrations)."""
-        reply = self.ask(now, events)
+        return self.reply_requests(self.ask(now, events))
+
+    def reply_requests(self, reply: d.Reply) -> list[tuple] | Generator:
+        """The requests of the request-reply actor once the reply came (`request_reply`)."""
         cost = self.master_cost
         requests: list[tuple] = []
         append = requests.append
