@@ -83,7 +83,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--legacy-honor-msg-time",), "legacy protocol: the scheduler is ready at its reply's "
          "header time if later than its last event (Batsim ignored that time)"),
     Flag(("--legacy-failure-stamps",), "legacy protocol 3: send F/f when machines become "
-         "unavailable/available (--events); never sent by Batsim, pybatsim 2016 crashes on them"),
+         "unavailable/available (--events) and kill the jobs running on failed machines (their "
+         "C precedes the F); never sent by Batsim, pybatsim 2016 crashes on them"),
     Flag(("--enable-compute-sharing",), "allow several jobs on one compute machine"),
     Flag(("--disable-storage-sharing",), "forbid several jobs on one storage machine"),
     Flag(("--forward-profiles-on-submission",), "add the profile to JOB_SUBMITTED events"),
@@ -433,6 +434,7 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         schedule_tracing=not args.disable_schedule_tracing and args.output_layout == "v4",
         output_layout=args.output_layout,
         end_in_last_batch=args.legacy_protocol is not None,
+        unavailable_kills=bool(args.legacy_protocol is not None and args.legacy_failure_stamps),
     )
     spec = RunSpec(
         platform=args.platform,

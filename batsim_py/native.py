@@ -41,6 +41,8 @@ COMPILED = (
     "batsim_py.sim.submitter",
     "batsim_py.decision.inprocess",
     "batsim_py.wire",
+    # the lean --timing ideal (its actors subclass the engine's Actor: same compilation group)
+    "batsim_py.sim.lean",
 )
 
 

@@ -6,7 +6,8 @@ Runs f_50k (the 50,000-job reference workload on cluster512, --mmax-workload, in
 - loading: the platform XML, the workload JSON (parse and validation);
 - recording: the calls the run makes to the Pajé and machine-state recorders (job starts and
   ends), replayed on fresh recorders from the run's own record (the run itself is not timed:
-  the kernel is not this benchmark's subject);
+  the kernel is not this benchmark's subject); for machine states, with the time per state
+  computed at the end (`time_in`: a plain run's states are logged, then computed);
 - writing: each output file (jobs.csv, schedule.csv, machine_states.csv, schedule.trace),
   then `write_outputs` as a run calls it (all files, temporary files and renames included).
 
@@ -86,6 +87,7 @@ def _replay_recording(sim, timer: _Timer) -> None:  # noqa: ANN001
                 starts(alloc, t)
             elif kind == _END:
                 ends(alloc, t)
+        states.time_in()  # (what the log leaves for the end: the time per state)
 
     timer.time("record paje", record_paje)
     timer.time("record machines", record_machines)

@@ -440,13 +440,99 @@ CASES: dict[str, Case] = {
 }
 
 
+# -- CiGri grids (`batsim-py cigri GRID.json`, docs/cigri.md) -----------------------------------
+GRID_XML = (PROJECT / "platforms" / "grid_small.xml").read_text()
+LOCAL = (PROJECT / "examples" / "cigri" / "local_alpha.json").read_text()
+GRID_RUN = ["cigri", "grid.json", "-e", "out"]
+
+
+def grid_data(**top: object) -> dict:
+    """A valid grid (2 clusters of grid_small.xml, one campaign 'A' on alpha) with `top`'s
+    fields replaced (None removes one)."""
+    data: dict = {"platform": "g.xml", "clusters": {"alpha": {}, "beta": {}},
+                  "campaigns": [{"name": "A", "nb_jobs": 4, "duration": 60,
+                                 "clusters": {"alpha": {}}}]}
+    data.update(top)
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def grid(data: object = None, *extra: str, text: str | None = None, **files: str) -> Case:
+    body = text if text is not None else json.dumps(grid_data() if data is None else data)
+    return Case([*GRID_RUN, *extra], {"grid.json": body, "g.xml": GRID_XML, **files})
+
+
+def campaign(**fields: object) -> Case:
+    """The grid with campaign 'A''s fields replaced (None removes one)."""
+    camp = {"name": "A", "nb_jobs": 4, "duration": 60, "clusters": {"alpha": {}}, **fields}
+    return grid(grid_data(campaigns=[{k: v for k, v in camp.items() if v is not None}]))
+
+
+GRID_CASES: dict[str, Case] = {
+    "G01": Case(["cigri", "missing.json", "-e", "out"]),
+    "G02": grid(text='{"platform": "g.xml",\n "clusters": {}\n'),
+    "G03": grid(["g.xml"]),
+    "G04": grid(grid_data(platfrom="g.xml")),
+    "G05": grid(grid_data(platform=None)),
+    "G06": grid(grid_data(clusters=["alpha"])),
+    "G07": grid(grid_data(clusters={"alpha": "easy"})),
+    "G08": grid(grid_data(clusters={"alpha": {"policy": "easy", "kill-delay": 5}})),
+    "G09": grid(grid_data(clusters={"alpha": {"policy": "sjf"}})),
+    "G10": grid(grid_data(clusters={"alpha": {"queue": "urgent"}})),
+    "G11": grid(grid_data(clusters={"alpha": {"workload": ["a.json"]}})),
+    "G12": grid(grid_data(cigri=["ALMIGHTY_PERIOD", 10])),
+    "G13": grid(grid_data(cigri={"ALMIGHTY_PERIODE": 10})),
+    "G14": grid(grid_data(cigri={"RUNNER_TAP_GRACE_PERIOD": -60})),
+    "G15": grid(grid_data(cigri={"RUNNER_MIN_CYCLE_DURATION": 0})),
+    "G16": grid(grid_data(flow_control="tcp-like")),
+    "G17": grid(grid_data(flow_control={"type": "tcp", "flood-rate": 0.5})),
+    "G18": grid(grid_data(flow_control={"type": "pi", "kp": "0.1"})),
+    "G19": grid(grid_data(flow_control={"type": "two_way", "perl_uninitialised": 1})),
+    "G20": grid(grid_data(timing="exact")),
+    "G21": grid(grid_data(seed=1.5)),
+    "G22": grid(grid_data(stress={"alpha": [100, 200]})),
+    "G23": grid(grid_data(stress={"alpha": [[200, 100]]})),
+    "G24": grid(grid_data(users_priority={"beta": 5})),
+    "G25": grid(grid_data(users_priority={"beta": {"bob": "high"}})),
+    "G26": grid(grid_data(campaigns="campaigns.json")),
+    "G27": grid(grid_data(campaigns={"name": "A"})),
+    "G28": grid(grid_data(campaigns=["A"])),
+    "G29": grid(grid_data(campaigns=[{"name": "A", "nb_jobs": 1, "clusters": {"alpha": {}}},
+                                     {"name": "A", "nb_jobs": 1, "clusters": {"beta": {}}}])),
+    "G30": campaign(nb_jobs=None),
+    "G31": campaign(nb_jobs=0),
+    "G32": campaign(clusters={}),
+    "G33": campaign(clusters={"alpha": 2}),
+    "G34": campaign(tasks=4),
+    "G35": campaign(type=1),
+    "G36": campaign(test_mode="yes"),
+    "G37": campaign(walltime=0.5),
+    "G38": campaign(exit_66_rate=0.7, exit_67_rate=0.5),
+    "G39": campaign(duration="1h"),
+    "G40": campaign(duration={"uniform": [100, 50]}),
+    "G41": campaign(duration={"exponential": 0}),
+    "G42": campaign(duration={"normal": [60]}),
+    "G43": campaign(duration={"profile": {"delay": 60}}),
+    "G44": campaign(clusters={"delta": {}}),
+    "G45": grid(grid_data(clusters={"gamma": {}})),
+    "G46": campaign(resources=5),
+    "G47": grid(grid_data(platform="p.xml")),
+    "G48": grid(grid_data(clusters={"alpha": {"workload": "nope.json"}, "beta": {}})),
+    "G49": grid(grid_data(clusters={"alpha": {"workload": "local.json"}, "beta": {}}),
+                **{"local.json": '{"nb_res": 4, "jobs": [{"id": 1}], "profiles": {}}'}),
+    "G50": grid(None, "-e", "w.json/out"),
+}
+CASES.update(GRID_CASES)
+
+
 # -- the catalogue -------------------------------------------------------------------------------
 
-ROW = re.compile(r"^\| *([A-Z]\d\d) *\|(.*)\| *`batsim-py: error: (.*)` *\| *(\d+) *\| *(\w+) *\|$")
+ROW = re.compile(r"^\| *([A-Z]\d\d) *\|(.*)\| *`(batsim-py(?: cigri)?: error: .*)` *\| *(\d+) *"
+                 r"\| *(\w+) *\|$")
 
 
 def catalogue() -> dict[str, tuple[str, int, bool]]:
-    """id -> (message, exit code, outputs written), from docs/errors.md."""
+    """id -> (line printed, exit code, outputs written), from docs/errors.md (`batsim-py
+    cigri` prints its own name: `batsim-py cigri: error: ...`)."""
     rows = {}
     for line in CATALOGUE.read_text(encoding="utf-8").splitlines():
         m = ROW.match(line)
@@ -478,9 +564,10 @@ def test_catalogue_entry(ident: str, tmp_path: Path, monkeypatch, capsys) -> Non
     monkeypatch.chdir(tmp_path)
     rc = main(case.args)
     err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.startswith("batsim-py: ")]
+    lines = [line for line in err.splitlines() if line.startswith(("batsim-py: ",
+                                                                      "batsim-py cigri: "))]
     assert "Traceback" not in err and "internal error" not in err, err
     assert len(lines) == 1, err
-    assert lines[0] == f"batsim-py: error: {message}"
+    assert lines[0] == message
     assert rc == code
     assert (tmp_path / "out_jobs.csv").exists() == outputs

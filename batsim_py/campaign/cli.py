@@ -43,7 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch-size", type=int, metavar="N", help="runs per Dask task "
                         "(default: about 4 tasks per worker, at most 50 runs)")
     parser.add_argument("--retry-failed", action="store_true", help="run again the runs "
-                        "recorded as failed (by default they are results and kept)")
+                        "recorded as failed or timed out (by default they are results and "
+                        "kept)")
+    parser.add_argument("--run-time-limit", type=float, metavar="SECONDS", help="stop a run "
+                        "after SECONDS of wall time and record it as timed out (its partial "
+                        "outputs removed); each run then goes to a process of its own "
+                        "(default: the file's run_time_limit, else no limit)")
     parser.add_argument("--no-report", action="store_true",
                         help="do not write DIR/report.html")
     parser.add_argument("--list", action="store_true", help="print the runs (id, factors, "
@@ -85,15 +90,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         frame = run_campaign(spec, root, scheduler_address=args.scheduler_address,
                              workers=args.workers, batch_size=args.batch_size,
-                             retry_failed=args.retry_failed, progress=not args.quiet)
+                             retry_failed=args.retry_failed, progress=not args.quiet,
+                             run_time_limit=args.run_time_limit)
         written = [os.path.join(root, "metrics.parquet"), os.path.join(root, "metrics.csv")]
         if not args.no_report:
             from batsim_py.campaign.report import write_campaign_report
 
             written.append(write_campaign_report(frame, root, spec.name))
         counts = frame["status"].value_counts()
+        timed_out = counts.get(store.STATUS_TIMEOUT, 0)
         print(f"campaign {spec.name}: {len(frame)} runs, {counts.get(store.STATUS_OK, 0)} ok, "
-              f"{counts.get(store.STATUS_FAILED, 0)} failed; written: {', '.join(written)}")
+              f"{counts.get(store.STATUS_FAILED, 0)} failed"
+              f"{f', {timed_out} timed out' if timed_out else ''}; written: "
+              f"{', '.join(written)}")
         return 0
     except BatsimPyError as exc:
         print(f"batsim-py: error: {exc}", file=sys.stderr)

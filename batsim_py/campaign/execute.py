@@ -28,8 +28,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from batsim_py.campaign import store
+from batsim_py.campaign.lock import campaign_lock
 from batsim_py.campaign.progress import CampaignProgress
-from batsim_py.campaign.spec import CampaignError, CampaignSpec, RunConfig
+from batsim_py.campaign.spec import CampaignError, CampaignSpec, RunConfig, check_time_limit
 from batsim_py.campaign.worker import TOPIC, run_batch
 
 log = logging.getLogger(__name__)
@@ -116,13 +117,27 @@ def _worker_count(client: Any) -> int:
 def run_campaign(spec: CampaignSpec, root: str, *, client: Any = None,
                  scheduler_address: str | None = None, workers: int | None = None,
                  batch_size: int | None = None, retry_failed: bool = False,
-                 retries: int = 2, progress: bool = False) -> Any:
+                 retries: int = 2, progress: bool = False,
+                 run_time_limit: float | None = None) -> Any:
     """Run every run of `spec` not yet complete in `root`; the metrics table (DataFrame).
 
     The table (root/metrics.parquet, root/metrics.csv) is written at the end, also when the
     campaign is interrupted (Ctrl-C, SIGTERM) or some tasks fail; then `CampaignIncomplete`
-    (or the interruption) is raised after it is written."""
+    (or the interruption) is raised after it is written. `run_time_limit` (seconds; default
+    the spec's `run_time_limit`): a run still going then is stopped and recorded as timed out.
+    The campaign folder is locked for the whole call (lock.py): a second campaign process on
+    it stops at once with `CampaignBusy`."""
     root = os.path.abspath(root)
+    limit = spec.run_time_limit if run_time_limit is None else check_time_limit(
+        run_time_limit, "--run-time-limit")
+    with campaign_lock(root):
+        return _run_locked(spec, root, client, scheduler_address, workers, batch_size,
+                           retry_failed, retries, progress, limit)
+
+
+def _run_locked(spec: CampaignSpec, root: str, client: Any, scheduler_address: str | None,
+                workers: int | None, batch_size: int | None, retry_failed: bool,
+                retries: int, progress: bool, limit: float | None) -> Any:
     store.write_campaign_index(root, spec.name, spec.source, spec.runs)
     todo = [r for r in spec.runs if not store.is_complete(root, r.run_id, retry_failed)]
     meter = CampaignProgress(len(spec.runs), len(spec.runs) - len(todo), enabled=progress)
@@ -131,7 +146,7 @@ def run_campaign(spec: CampaignSpec, root: str, *, client: Any = None,
         if todo:
             with open_client(client, scheduler_address, workers) as c:
                 errors = _submit_and_wait(c, todo, root, retry_failed, retries,
-                                          batch_size or spec.batch_size, meter)
+                                          batch_size or spec.batch_size, meter, limit)
     finally:
         meter.close()
         frame = store.table(root, spec.runs)
@@ -146,8 +161,8 @@ def run_campaign(spec: CampaignSpec, root: str, *, client: Any = None,
 
 
 def _submit_and_wait(client: Any, todo: Sequence[RunConfig], root: str, retry_failed: bool,
-                     retries: int, batch_size: int | None, meter: CampaignProgress
-                     ) -> list[str]:
+                     retries: int, batch_size: int | None, meter: CampaignProgress,
+                     limit: float | None = None) -> list[str]:
     from distributed import as_completed
 
     size = batch_size_for(len(todo), _worker_count(client), batch_size)
@@ -173,7 +188,8 @@ def _submit_and_wait(client: Any, todo: Sequence[RunConfig], root: str, retry_fa
         subscribed = False
     meter.start()
     token = uuid.uuid4().hex[:8]
-    futures = [client.submit(run_batch, batch, root, retry_failed, key=f"batsim-py-campaign-"
+    futures = [client.submit(run_batch, batch, root, retry_failed, limit,
+                             key=f"batsim-py-campaign-"
                              f"{token}-{i}", pure=False, retries=retries)
                for i, batch in enumerate(batches(todo, size))]
     errors: list[str] = []

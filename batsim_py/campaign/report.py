@@ -134,7 +134,8 @@ def render(frame: pd.DataFrame, name: str, root: str) -> str:
         f"<style>{STYLE}</style></head><body>",
         f"<h1>batsim-py campaign {html.escape(name)}</h1>",
         f"<p>{len(frame)} runs: {counts.get(store.STATUS_OK, 0)} ok, "
-        f"{counts.get(store.STATUS_FAILED, 0)} failed, {counts.get(store.STATUS_PENDING, 0)} "
+        f"{counts.get(store.STATUS_FAILED, 0)} failed, "
+        f"{counts.get(store.STATUS_TIMEOUT, 0)} timed out, {counts.get(store.STATUS_PENDING, 0)} "
         "not run yet. Table: <code>metrics.parquet</code>, <code>metrics.csv</code>; one run's "
         "own report: <code>batsim-py report runs/ID/out</code>.</p>",
     ]
@@ -155,9 +156,9 @@ def render(frame: pd.DataFrame, name: str, root: str) -> str:
                          "</figcaption></figure>")
     if not factors:
         parts.append("<p>No factor has more than one level: nothing to compare.</p>")
-    failed = frame[frame["status"] == store.STATUS_FAILED]
+    failed = frame[frame["status"].isin([store.STATUS_FAILED, store.STATUS_TIMEOUT])]
     if len(failed):
-        parts.append("<h2>Failed runs</h2>")
+        parts.append("<h2>Failed and timed-out runs</h2>")
         parts.append(_html_frame(failed.set_index("run_id")[["error"]], "run"))
     parts.append(f'<p class="note">Written by batsim-py {html.escape(__version__)}.</p>')
     parts.append("</body></html>")

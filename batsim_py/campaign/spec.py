@@ -33,7 +33,7 @@ ID_LENGTH = 16
 """Hex digits of a run id (64 bits of the SHA-256: collisions are out of reach)."""
 
 KEYS = ("name", "platforms", "workloads", "schedulers", "timing", "energy", "seeds",
-        "replications", "batch_size")
+        "replications", "batch_size", "run_time_limit")
 """The keys a campaign file may have (anything else is refused: a typo must not silently
 drop a factor)."""
 
@@ -111,6 +111,7 @@ class CampaignSpec:
     source: str  # the file it came from ("" for a dict)
     batch_size: int | None = None
     dropped_duplicates: int = 0
+    run_time_limit: float | None = None  # seconds of wall time per run (None: no limit)
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -290,6 +291,9 @@ def expand(data: dict[str, Any], base: str, source: str) -> CampaignSpec:
     batch_size = data.get("batch_size")
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
         raise CampaignError(f"{where}: batch_size is an integer >= 1, not {batch_size!r}")
+    time_limit = data.get("run_time_limit")
+    if time_limit is not None:
+        time_limit = check_time_limit(time_limit, f"{where}: run_time_limit")
     name = data.get("name") or (os.path.splitext(os.path.basename(source))[0] or "campaign")
 
     runs: list[RunConfig] = []
@@ -307,4 +311,15 @@ def expand(data: dict[str, Any], base: str, source: str) -> CampaignSpec:
         seen.add(run_id)
         runs.append(RunConfig(run_id, len(runs), platform, wl, sched, opts, timing, energy,
                               seed if generated else None, rep if generated else None, wseed))
-    return CampaignSpec(str(name), runs, source, batch_size, dropped, data)
+    return CampaignSpec(str(name), runs, source, batch_size, dropped, raw=data,
+                        run_time_limit=time_limit)
+
+
+def check_time_limit(value: Any, where: str) -> float:
+    """A per-run time limit: a number of seconds > 0 (not part of the run ids: the same run
+    gives the same outputs whatever the limit)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
+            or value == float("inf"):
+        raise CampaignError(f"{where} is a number of seconds > 0 (wall time per run), "
+                            f"not {value!r}")
+    return float(value)

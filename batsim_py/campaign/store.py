@@ -16,7 +16,8 @@ in place, so a run stopped at any instant (SIGTERM, SIGKILL of its worker, a los
 has its marker and all its outputs, or no marker and is run again on resume. A run that fails
 (bad input, a scheduler's error) gets a marker too, with status "failed" and the error's one
 line: it is a result (the same inputs fail the same way), and does not stop the others;
-`--retry-failed` runs such runs again.
+`--retry-failed` runs such runs again. So does a run stopped at the per-run time limit
+(status "timeout"), whose partial output files are removed before its marker is written.
 
 Workers write into DIR directly (a run's outputs never travel through Dask): on a cluster,
 DIR must be on a file system every worker sees (NFS, Lustre, ...), see docs/campaigns.md.
@@ -38,6 +39,7 @@ OUTPUT_STEM = "out"
 METRIC_COLUMNS = tuple(LABELS)
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
+STATUS_TIMEOUT = "timeout"  # stopped at the per-run time limit: no outputs kept
 STATUS_PENDING = "pending"  # in the table: not run yet (an interrupted campaign)
 
 
@@ -74,6 +76,23 @@ def write_atomic(path: str, text: str) -> None:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
+
+
+def remove_outputs(root: str, run_id: str) -> int:
+    """Remove the run's output files (PREFIX_*): a run stopped half-way must not leave files
+    that look like a finished run's. How many were removed."""
+    folder = run_folder(root, run_id)
+    stem = OUTPUT_STEM + "_"
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return 0
+    for name in names:
+        if name.startswith((stem, ".campaign-", ".batsim-py-")):  # outputs, temporary files
+            os.unlink(os.path.join(folder, name))
+            removed += 1
+    return removed
 
 
 def read_marker(root: str, run_id: str) -> dict[str, Any] | None:

@@ -77,10 +77,14 @@ def _error_line(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {printable(str(exc))}"
 
 
-def run_one(config: RunConfig, root: str, retry_failed: bool = False) -> dict[str, Any]:
+def run_one(config: RunConfig, root: str, retry_failed: bool = False,
+            time_limit: float | None = None) -> dict[str, Any]:
     """Run `config` unless its marker says it is complete; its record (`skipped` set when it
     was complete already). Errors of the run are recorded, not raised; only an error of the
-    store itself (disk full, folder gone) escapes, for Dask to retry the task."""
+    store itself (disk full, folder gone) escapes, for Dask to retry the task.
+
+    `time_limit` (seconds): the run goes to a process of its own (child.py), stopped when the
+    limit is reached; it is then recorded as timed out and its partial outputs removed."""
     done = store.read_marker(root, config.run_id)
     if done is not None and not (retry_failed and done.get("status") != store.STATUS_OK):
         return {**done, "skipped": True}
@@ -96,7 +100,18 @@ def run_one(config: RunConfig, root: str, retry_failed: bool = False) -> dict[st
         status, error, metrics = store.STATUS_OK, None, None
         try:
             _write_generated(config, root)
-            metrics = _simulate(config, root)
+            if time_limit is None:
+                metrics = _simulate(config, root)
+            else:
+                from batsim_py.campaign.child import RunTimedOut, run_in_child
+
+                try:
+                    metrics = run_in_child(config, root, time_limit)
+                except RunTimedOut:
+                    removed = store.remove_outputs(root, config.run_id)
+                    status, error = store.STATUS_TIMEOUT, timeout_line(time_limit, removed)
+                except RuntimeError as exc:  # the run's own error, as the child wrote it
+                    status, error = store.STATUS_FAILED, str(exc)
         except Exception as exc:  # a failing run is a result: recorded, the others go on
             status, error = store.STATUS_FAILED, _error_line(exc)
     record = {
@@ -111,6 +126,15 @@ def run_one(config: RunConfig, root: str, retry_failed: bool = False) -> dict[st
     store.write_atomic(os.path.join(folder, store.MARKER),
                        json.dumps(record, indent=1, allow_nan=True) + "\n")
     return record
+
+
+def timeout_line(limit: float, removed: int) -> str:
+    """The `error` of a run stopped at its time limit (one line: what, why, what to do)."""
+    outputs = (f"its {removed} partial output file(s) were removed" if removed
+               else "it left no output file")
+    return (f"timed out: the run was stopped after the per-run time limit of {limit:g} s "
+            f"(run_time_limit, --run-time-limit); {outputs}; raise the limit and rerun "
+            "with --retry-failed")
 
 
 def _simulate(config: RunConfig, root: str) -> dict[str, Any]:
@@ -131,8 +155,8 @@ def _simulate(config: RunConfig, root: str) -> dict[str, Any]:
             for k, v in metrics.items()}
 
 
-def run_batch(configs: Sequence[RunConfig], root: str, retry_failed: bool = False
-              ) -> list[dict[str, Any]]:
+def run_batch(configs: Sequence[RunConfig], root: str, retry_failed: bool = False,
+              time_limit: float | None = None) -> list[dict[str, Any]]:
     """The Dask task: every run of the batch in turn; their records. Each finished run is
     announced on the `TOPIC` event topic when running in a Dask worker."""
     worker = _dask_worker()
@@ -140,7 +164,7 @@ def run_batch(configs: Sequence[RunConfig], root: str, retry_failed: bool = Fals
         logging.getLogger("batsim_py").setLevel(logging.ERROR)
     records = []
     for config in configs:
-        record = run_one(config, root, retry_failed)
+        record = run_one(config, root, retry_failed, time_limit)
         records.append(record)
         if worker is not None:
             try:

@@ -22,6 +22,7 @@ import stat
 import time
 
 from batsim_py.decision.child import ChildScheduler
+from batsim_py.decision.waiting import Notices, bound
 from batsim_py.errors import SchedulerError, UsageError
 from batsim_py.protocol.legacy.framing import SIZE, decode_body, frame, frame_size
 
@@ -78,19 +79,18 @@ class _UnixStream(LegacyTransport):
             conn.sendall(frame(text))
         except OSError as exc:
             self._gone(f"could not be sent {what} ({exc.strerror or exc})", what)
-        deadline = time.monotonic() + self.timeout
-        size = frame_size(self._read(SIZE.size, deadline, what))
-        return decode_body(self._read(size, deadline, what))
+        start = time.monotonic()
+        deadline = start + self.timeout
+        notices = Notices(start, NOTICE_AFTER, self.timeout)
+        size = frame_size(self._read(SIZE.size, deadline, what, notices))
+        return decode_body(self._read(size, deadline, what, notices))
 
-    def _read(self, n: int, deadline: float, what: str) -> bytes:
+    def _read(self, n: int, deadline: float, what: str, notices: Notices) -> bytes:
         """Exactly n bytes (a frame may arrive in pieces), or a SchedulerError."""
         assert self.conn is not None
         chunks = bytearray()
-        noticed = False
-        start = time.monotonic()
         while len(chunks) < n:
-            self._wait(self.conn, deadline, what, start, noticed)
-            noticed = noticed or time.monotonic() - start >= NOTICE_AFTER
+            self._wait(self.conn, deadline, what, notices)
             try:
                 chunk = self.conn.recv(n - len(chunks))
             except BlockingIOError:
@@ -102,8 +102,7 @@ class _UnixStream(LegacyTransport):
             chunks += chunk
         return bytes(chunks)
 
-    def _wait(self, sock: socket.socket, deadline: float, what: str, start: float,
-              noticed: bool) -> None:
+    def _wait(self, sock: socket.socket, deadline: float, what: str, notices: Notices) -> None:
         """Until `sock` is readable; a SchedulerError at the deadline or if the child exits."""
         while True:
             now = time.monotonic()
@@ -112,13 +111,10 @@ class _UnixStream(LegacyTransport):
                     f"the scheduler at '{self.path}' did not answer {what} within "
                     f"{self.timeout:g} s (it is connected but silent); let it think longer "
                     "with --scheduler-timeout SECONDS (inf: forever)")
-            if not noticed and now - start >= NOTICE_AFTER:
-                noticed = True
-                log.info("still waiting for the scheduler at '%s' to answer %s; giving up "
-                         "after %g s (--scheduler-timeout)", self.path, what, self.timeout)
-            wait = min(deadline - now, 3600.0)
-            if not noticed:
-                wait = min(wait, start + NOTICE_AFTER - now)
+            if notices.due(now):
+                notices.say(now, f"still waiting for the scheduler at '{self.path}' to answer "
+                            f"{what}; " + bound(self.timeout, "--scheduler-timeout"))
+            wait = min(deadline - now, notices.next - now, 3600.0)
             if self.child is not None:
                 wait = min(wait, SLICE)
             ready, _, _ = select.select([sock], [], [], max(0.0, wait))
@@ -202,8 +198,7 @@ class UnixServer(_UnixStream):
 
     def _connect(self, deadline: float) -> socket.socket:
         assert self.listener is not None
-        start = time.monotonic()
-        noticed = False
+        notices = Notices(time.monotonic(), 1.0, self.connect_timeout)
         while True:
             now = time.monotonic()
             if now >= deadline:
@@ -212,11 +207,10 @@ class UnixServer(_UnixStream):
                     f"{self.connect_timeout:g} s; start the scheduler (it connects to this "
                     "Unix socket), or wait longer with --scheduler-connect-timeout SECONDS "
                     "(inf: forever)")
-            if not noticed and now - start >= 1.0:
-                noticed = True
-                log.info("waiting for a scheduler to connect to '%s'; giving up after %g s "
-                         "(--scheduler-connect-timeout)", self.path, self.connect_timeout)
-            wait = min(deadline - now, 1.0 if not noticed else 3600.0)
+            if notices.due(now):
+                notices.say(now, f"waiting for a scheduler to connect to '{self.path}'; "
+                            + bound(self.connect_timeout, "--scheduler-connect-timeout"))
+            wait = min(deadline - now, notices.next - now, 3600.0)
             if self.child is not None:
                 wait = min(wait, SLICE)
             ready, _, _ = select.select([self.listener], [], [], max(0.0, wait))
@@ -251,8 +245,7 @@ class UnixClient(_UnixStream):
         self.start_child()
 
     def _connect(self, deadline: float) -> socket.socket:
-        start = time.monotonic()
-        noticed = False
+        notices = Notices(time.monotonic(), 1.0, self.connect_timeout)
         while True:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
@@ -268,10 +261,9 @@ class UnixClient(_UnixStream):
                     f"{self.connect_timeout:g} s; start the scheduler first (in version 0 it "
                     "is the socket's server), or wait longer with "
                     "--scheduler-connect-timeout SECONDS (inf: forever)")
-            if not noticed and now - start >= 1.0:
-                noticed = True
-                log.info("waiting for a scheduler to listen on '%s'; giving up after %g s",
-                         self.path, self.connect_timeout)
+            if notices.due(now):
+                notices.say(now, f"waiting for a scheduler to listen on '{self.path}'; "
+                            + bound(self.connect_timeout, "--scheduler-connect-timeout"))
             self._check_child(f"before listening on '{self.path}'")
             time.sleep(min(RETRY, max(0.0, deadline - now)))
 

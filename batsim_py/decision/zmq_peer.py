@@ -34,6 +34,7 @@ from batsim_py.decision.child import ChildScheduler
 from batsim_py.decision.decisions import Reply
 from batsim_py.decision.events import Event
 from batsim_py.decision.interface import DecisionProcess
+from batsim_py.decision.waiting import Notices, bound
 from batsim_py.errors import SchedulerError
 from batsim_py.protocol.codec import decode_reply, encode_batsim_message
 
@@ -130,15 +131,22 @@ class ZmqPeer(DecisionProcess):
         sent = time.monotonic()
         if self._waiting_since is None:
             self._waiting_since = sent
-        noticed = False
+        notices: Notices | None = None
+        phase = ""
         while True:
             now = time.monotonic()
             if not self._connected:
                 deadline = self._waiting_since + self.connect_timeout
-                notice_at = self._waiting_since + CONNECT_NOTICE_AFTER
+                if phase != "connect":
+                    phase = "connect"
+                    notices = Notices(self._waiting_since, CONNECT_NOTICE_AFTER,
+                                      self.connect_timeout)
             else:
                 deadline = max(sent, self._connected_at) + self.timeout
-                notice_at = max(sent, self._connected_at) + NOTICE_AFTER
+                if phase != "reply":
+                    phase = "reply"
+                    notices = Notices(max(sent, self._connected_at), NOTICE_AFTER, self.timeout)
+            assert notices is not None
             if now >= deadline:
                 if not self._connected:
                     raise SchedulerError(
@@ -152,17 +160,15 @@ class ZmqPeer(DecisionProcess):
                     f"{self.timeout:g} s (it is connected but silent){_after_end(ending)}; "
                     "let it think longer with --scheduler-timeout SECONDS (inf: forever)"
                 )
-            if not noticed and now >= notice_at:
-                noticed = True
+            if notices.due(now):
                 if not self._connected:
-                    log.info("waiting for a scheduler at '%s' (it binds a ZeroMQ REP socket "
-                             "there); giving up after %g s (--scheduler-connect-timeout)",
-                             self.endpoint, self.connect_timeout)
+                    notices.say(now, f"waiting for a scheduler at '{self.endpoint}' (it binds a "
+                                "ZeroMQ REP socket there); "
+                                + bound(self.connect_timeout, "--scheduler-connect-timeout"))
                 else:
-                    log.info("still waiting for the scheduler at '%s' to answer %s; giving "
-                             "up after %g s (--scheduler-timeout)", self.endpoint, what,
-                             self.timeout)
-            wake = min(deadline, notice_at if not noticed else deadline)
+                    notices.say(now, f"still waiting for the scheduler at '{self.endpoint}' to "
+                                f"answer {what}; " + bound(self.timeout, "--scheduler-timeout"))
+            wake = min(deadline, notices.next)
             wait = max(0.0, wake - now)
             if self.child is not None:
                 wait = min(wait, SLICE_WITH_CHILD)

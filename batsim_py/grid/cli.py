@@ -85,6 +85,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("batsim-py cigri: interrupted: the grid's own outputs were not written",
               file=sys.stderr)
         return 130
+    except Exception as e:  # a bug in batsim-py: one line all the same
+        from batsim_py.text import printable
+
+        print(f"batsim-py cigri: internal error: {type(e).__name__}: {printable(str(e))} "
+              "(please report it)", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(figures, indent=1, sort_keys=True))
         return 0

@@ -215,6 +215,7 @@ def load_grid(path: str) -> GridSpec:
     if not isinstance(flow, dict) or flow.get("type") not in FLOW_CONTROLS:
         raise GridError(f"{path}: flow_control: expected one of {', '.join(FLOW_CONTROLS)} "
                         "(or an object with 'type' and its parameters)")
+    _flow_parameters(flow, f"{path}: flow_control {flow['type']}")
     timing = data.get("timing", "ideal")
     if timing not in ("ideal", "batsim"):
         raise GridError(f"{path}: timing must be 'ideal' or 'batsim'")
@@ -234,6 +235,29 @@ def load_grid(path: str) -> GridSpec:
                     flow, conf, int(_number(seed, f"{path}: seed", integer=True)), timing,
                     str(data.get("master_host", "master_host")),
                     _stress(data.get("stress", {}), path))
+
+
+FLOW_PARAMETERS = {
+    "taps": (), "simple": ("flood_rate",), "tcp": ("flood_rate",),
+    "two_way": ("flood_rate", "perl_uninitialised"), "adaptive_down_exp_up": ("flood_rate",),
+    "pi": ("initial", "reference", "kp", "ki"),
+}
+"""The parameters each flow control reads (cigri.py), besides `type`."""
+
+
+def _flow_parameters(flow: Mapping[str, Any], where: str) -> None:
+    """A flow control's parameters: known to its type (a typo must not fall back silently
+    to the default), numbers (flood_rate >= 0), perl_uninitialised a boolean."""
+    known = FLOW_PARAMETERS[flow["type"]]
+    _check_keys(flow, {"type", *known}, where)
+    for key in known:
+        if key not in flow:
+            continue
+        if key == "perl_uninitialised":
+            if not isinstance(flow[key], bool):
+                raise GridError(f"{where}: perl_uninitialised must be true or false")
+        else:
+            _number(flow[key], f"{where}: {key}", minimum=0 if key == "flood_rate" else None)
 
 
 def _stress(obj: Any, where: str) -> dict[str, list[tuple[float, float]]]:

@@ -88,7 +88,8 @@ def run_grid(spec: GridSpec | str, *, with_cigri: bool = True, export: str | Non
             if settings.resources > len(clusters[cname].machines):
                 raise GridError(
                     f"{spec.path}: campaign '{camp.name}': {settings.resources} resources per "
-                    f"job on cluster '{cname}', which has {len(clusters[cname].machines)}")
+                    f"job on cluster '{cname}', which has {len(clusters[cname].machines)}; "
+                    f"give it 'resources' of at most {len(clusters[cname].machines)}")
     cigri = None
     if with_cigri and spec.campaigns:
         cigri = Cigri(spec, rjms, sim)

@@ -243,6 +243,14 @@ class Engine:
         self.to_run.append(actor)
         return actor
 
+    def sleep(self, actor: Actor, duration: float) -> None:
+        """Put `actor` to sleep for `duration` seconds: the SLEEP request, for a kernel that
+        runs its actors without requests (sim/lean.py)."""
+        self._seq += 1
+        s = _Sleep(duration, self._k, self.now + duration, self._seq, actor)
+        actor.action = s
+        heappush(self._sleeps, (s.end, s.seq, s))
+
     def kill(self, actor: Actor) -> None:
         """Stop an actor now; its pending sleep or task is cancelled (SimGrid's Actor::kill)."""
         actor.dead = True

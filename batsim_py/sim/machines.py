@@ -13,19 +13,39 @@ visiting the machines: the time spent in state s over all closed intervals is
     + (sum of the last-change dates of the machines that are in s at the end)
 
 (the last term removes the open intervals). So a change of n machines from `old` to `new` at
-`now` adds n * now to old's sum and takes it from new's, whatever n: a job on a thousand
-machines costs what a job on one does (but for a few C-level slice assignments of the
-per-machine arrays). The sums are Python integers counting units of 2**-scale seconds, the
-scale growing when a finer date comes (every double is such an integer for some scale), divided
-once at the end (int / int rounds correctly). The exact sum rounded once to a double is what
-Batsim's long double sums give once rounded to the double printed, but when the exact sum lies
-within their rounding error (about 1e-19 relative) of the middle between two doubles.
+`now` adds n * now to old's sum and takes it from new's, whatever n. The exact sum rounded once
+to a double is what Batsim's long double sums give once rounded to the double printed, but when
+the exact sum lies within their rounding error (about 1e-19 relative) of the middle between two
+doubles.
+
+Two ways of keeping the books, one after the other:
+
+- The log (from the start, and for as long as the run is plain: every job starts on idle
+  machines and ends on machines that run it alone, no switch, no unavailability): a job start
+  or end only flips its machines in `state` (one C slice assignment for a contiguous
+  allocation) and appends (date, allocation) to a log, the date's sign bit marking an end. The
+  counts, the time sums, the last-change dates and the file's rows are computed from the log
+  when asked, vectorized: the counts after each change are a cumulative sum of the machines
+  moved; the sums are the correctly rounded `math.fsum` of per-date products split exactly in
+  two doubles each; the last-change dates come from the last entries (a backwards scan that
+  stops once every machine is seen). This is what a run of a million jobs pays per job: two
+  appends and a slice assignment.
+- The live books (once anything else happens: a `set`, compute sharing, a reader of
+  `last_change`): the log is turned into the live per-machine arrays, counts, rows and exact
+  integer sums (dates in units of 2**-scale seconds, the scale growing when a finer date comes;
+  every double is such an integer for some scale, divided once at the end: int / int rounds
+  correctly), then every change updates them as it comes (a contiguous block of at least BLOCK
+  machines by slice assignments, smaller or scattered allocations machine by machine).
 """
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
 
 from batsim_py.output import machine_states_csv
 
@@ -38,25 +58,37 @@ NAMES = ("sleeping", "switching_on", "switching_off", "idle", "computing", "unav
 BLOCK = 4
 _STATE_BYTES = [bytes((s,)) for s in range(len(NAMES))]
 _JOBS = (array("q", [0]), array("q", [1]))
+# A date split in two doubles of at most 26 and 27 significant bits: each times a count below
+# 2**26 is exact.
+_HIGH_BITS = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
+_MAX_COUNT = 1 << 26
+_SCAN = 1024  # log entries of the last chunk scanned for the last-change dates (then x4)
 
 
 class MachineStates:
-    __slots__ = ("state", "last_change", "nb_jobs", "nb_shared", "counts", "_sums", "_scale",
-                 "_date", "_units_of_date", "_one_date", "_row_times", "_rows", "tracing",
-                 "listener")
+    __slots__ = ("state", "nb_compute", "_nb_jobs", "_last_change", "nb_shared", "_counts",
+                 "_sums", "_scale", "_date", "_units_of_date", "_one_date", "_row_times",
+                 "_rows", "tracing", "listener", "_log", "_log_dates", "_jobs_view")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
         # Flat C arrays: indexed one machine at a time like lists, but a block of a thousand
         # machines is counted and reset by single C calls (bytearray.count, slice assignment).
         self.state = bytearray([IDLE]) * nb_machines
-        self.last_change = array("d", [0.0]) * nb_machines
-        self.nb_jobs = array("q", [0]) * nb_machines
+        self.nb_compute = nb_compute
+        # The log: allocations (() for a row alone), and their dates, negative for an end
+        # (the sign bit: an end at 0 is -0.0). None once the live books are kept.
+        self._log: list[Sequence[int]] | None = []
+        self._log_dates = array("d")
+        self._jobs_view: _JobsOfPlainRun | None = None
+        # The live books (filled from the log when it is left):
+        self._nb_jobs = array("q")
+        self._last_change = array("d")
         self.nb_shared = 0  # machines running more than one job (compute sharing)
         # Machines per state (SLEEPING ... UNAVAILABLE), a C array so that a row of the file is
         # copied by one C call; 16-bit when it holds every count (half a million-job run's
         # rows' memory), signed (with storage machines a count can go below zero).
-        self.counts = array("h" if nb_machines < 1 << 15 else "q", [0]) * 6
-        self.counts[IDLE] = nb_compute
+        self._counts = array("h" if nb_machines < 1 << 15 else "q", [0]) * 6
+        self._counts[IDLE] = nb_compute
         # Per state: dates of leaving minus dates of entering, in units of 2**-_scale s.
         self._sums = [0] * len(NAMES)
         self._scale = 64
@@ -66,10 +98,312 @@ class MachineStates:
         # machine_states.csv rows, kept as numbers and formatted when the file is written:
         # the dates, and the six counts after each (the file shows the first five).
         self._row_times = array("d")
-        self._rows = array(self.counts.typecode)
+        self._rows = array(self._counts.typecode)
         self.tracing = tracing
         self.listener: Callable[[float], None] | None = None  # user code's machine signal
 
+    # ------------------------------------------------------------------ readers
+    @property
+    def nb_jobs(self) -> Any:
+        """Jobs running on each machine (indexable by machine id). While the run is plain, a
+        machine runs one job exactly when it computes: a view made from `state`."""
+        if self._log is not None:
+            if self._jobs_view is None:
+                self._jobs_view = _JobsOfPlainRun(self.state)
+            return self._jobs_view
+        return self._nb_jobs
+
+    @property
+    def last_change(self) -> array:
+        """Each machine's last change date (the live books are kept from then on)."""
+        self._leave_log()
+        return self._last_change
+
+    @property
+    def counts(self) -> array:
+        """Machines per state, in the order of NAMES (a snapshot while the run is plain)."""
+        if self._log is not None:
+            counts = array(self._counts.typecode, [0]) * 6
+            busy = self.state.count(COMPUTING)
+            counts[IDLE] = self.nb_compute - busy
+            counts[COMPUTING] = busy
+            return counts
+        return self._counts
+
+    def nb_unavailable(self) -> int:
+        """Machines unavailable now (none while the run is plain)."""
+        return 0 if self._log is not None else self._counts[UNAVAILABLE]
+
+    # ------------------------------------------------------------------ changes
+    def set(self, machine: int, new: int, now: float) -> None:
+        self._leave_log()
+        old = self.state[machine]
+        units = self._units(now)
+        sums = self._sums
+        sums[old] += units
+        sums[new] -= units
+        self._last_change[machine] = now
+        self.state[machine] = new
+        self._counts[old] -= 1
+        self._counts[new] += 1
+
+    def job_starts(self, alloc: Sequence[int], now: float) -> None:
+        log = self._log
+        if log is not None:
+            if type(alloc) is range and alloc.step == 1:
+                lo, hi = alloc.start, alloc.stop
+                state = self.state
+                if 0 <= lo < hi and state.count(IDLE, lo, hi) == hi - lo:
+                    state[lo:hi] = _STATE_BYTES[COMPUTING] * (hi - lo)
+                    self._log_dates.append(now)
+                    log.append(alloc)
+                    if self.listener is not None:
+                        self.listener(now)
+                    return
+            elif self._flip(alloc, IDLE, COMPUTING):
+                self._log_dates.append(now)
+                log.append(alloc)
+                if self.listener is not None:
+                    self.listener(now)
+                return
+            self._leave_log()  # (not on idle machines only: compute sharing)
+        self._live_starts(alloc, now)
+        if self.tracing:  # write_row, inlined
+            self._row_times.append(now)
+            self._rows += self._counts
+        if self.listener is not None:
+            self.listener(now)
+
+    def job_ends(self, alloc: Sequence[int], now: float) -> None:
+        log = self._log
+        if log is not None:
+            if type(alloc) is range and alloc.step == 1:
+                lo, hi = alloc.start, alloc.stop
+                state = self.state
+                if 0 <= lo < hi and state.count(COMPUTING, lo, hi) == hi - lo:
+                    state[lo:hi] = _STATE_BYTES[IDLE] * (hi - lo)
+                    self._log_dates.append(-(now + 0.0))  # (+ 0.0: an int 0 becomes 0.0)
+                    log.append(alloc)
+                    if self.listener is not None:
+                        self.listener(now)
+                    return
+            elif self._flip(alloc, COMPUTING, IDLE):
+                self._log_dates.append(-(now + 0.0))
+                log.append(alloc)
+                if self.listener is not None:
+                    self.listener(now)
+                return
+            self._leave_log()
+        self._live_ends(alloc, now)
+        if self.tracing:  # write_row, inlined
+            self._row_times.append(now)
+            self._rows += self._counts
+        if self.listener is not None:
+            self.listener(now)
+
+    def write_row(self, now: float) -> None:
+        if self.tracing:
+            if self._log is not None:
+                self._log_dates.append(now + 0.0)
+                self._log.append(())
+            else:
+                self._row_times.append(now)
+                self._rows += self._counts
+        if self.listener is not None:
+            self.listener(now)
+
+    def _flip(self, alloc: Sequence[int], old: int, new: int) -> bool:
+        """Set the machines of `alloc` from `old` to `new` if all are in `old` (each once);
+        else change nothing and say so."""
+        state = self.state
+        nb = len(state)
+        done = 0
+        for m in alloc:
+            if not 0 <= m < nb or state[m] != old:
+                break
+            state[m] = new
+            done += 1
+        else:
+            return done > 0
+        for m in alloc:  # undo
+            if not done:
+                break
+            state[m] = old
+            done -= 1
+        return False
+
+    # ------------------------------------------------------------------ the log
+    def _log_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The log's dates (absolute) and, per entry, the machines that went computing (minus
+        those that went idle)."""
+        log = self._log
+        assert log is not None
+        # (a copy: a view would keep the log's array from growing)
+        signed = np.array(self._log_dates, dtype=np.float64)
+        sizes = np.fromiter(map(len, log), dtype=np.int64, count=len(log))
+        moved = np.where(np.signbit(signed), -sizes, sizes)
+        return np.abs(signed, out=signed), moved
+
+    def _last_changes(self, dates: np.ndarray) -> np.ndarray:
+        """Each machine's last change date from the log (0.0 for a machine never changed):
+        the log is scanned backwards, chunk by chunk, until every machine is seen."""
+        log = self._log
+        assert log is not None
+        nb = len(self.state)
+        last = np.zeros(nb)
+        seen = np.zeros(nb, dtype=bool)
+        end, size = len(log), _SCAN
+        while end > 0 and not seen.all():
+            start = max(0, end - size)
+            los: list[int] = []
+            his: list[int] = []
+            entries: list[int] = []
+            for e in range(start, end):
+                alloc = log[e]
+                if type(alloc) is range and alloc.step == 1:
+                    los.append(alloc.start)
+                    his.append(alloc.stop)
+                    entries.append(e)
+                else:
+                    for m in alloc:
+                        los.append(m)
+                        his.append(m + 1)
+                        entries.append(e)
+            if entries:
+                latest = _latest_cover(np.array(los, dtype=np.int64),
+                                       np.array(his, dtype=np.int64),
+                                       np.array(entries, dtype=np.int64), nb)
+                new = (latest >= 0) & ~seen
+                last[new] = dates[latest[new]]
+                seen |= new
+            end, size = start, size * 4
+        return last
+
+    def _leave_log(self) -> None:
+        """Turn the log into the live books (once)."""
+        log = self._log
+        if log is None:
+            return
+        dates, moved = self._log_arrays()
+        last = self._last_changes(dates)
+        self._log = None
+        self._jobs_view = None
+        nb = len(self.state)
+        states = np.frombuffer(self.state, dtype=np.uint8)
+        self._nb_jobs = array("q")
+        self._nb_jobs.frombytes((states == COMPUTING).astype(np.int64).tobytes())
+        self._last_change = array("d")
+        self._last_change.frombytes(last.tobytes())
+        busy = self.state.count(COMPUTING)
+        counts = self._counts
+        counts[IDLE] = self.nb_compute - busy
+        counts[COMPUTING] = busy
+        if len(dates):
+            firsts = _runs_of_equal(dates)
+            sums = self._sums
+            for date, k in zip(dates[firsts].tolist(), np.add.reduceat(moved, firsts).tolist(),
+                               strict=True):
+                if k:  # k machines went computing at `date`, on balance
+                    units = k * self._units(date)
+                    sums[IDLE] += units
+                    sums[COMPUTING] -= units
+            if self.tracing:
+                self._row_times.frombytes(dates.tobytes())
+                rows = np.zeros((len(dates), 6), dtype=np.dtype(counts.typecode))
+                busy_after = np.cumsum(moved)
+                rows[:, COMPUTING] = busy_after
+                rows[:, IDLE] = self.nb_compute - busy_after
+                self._rows.frombytes(rows.tobytes())
+        self._log_dates = array("d")
+        assert len(self._nb_jobs) == nb
+
+    def _time_in_log(self) -> dict[str, float] | None:
+        """time_in from the log: per state, the correctly rounded sum of (machines that left
+        minus machines that entered) x date over the dates, plus the open intervals' starts;
+        None when a product or a partial sum would not fit in a double (then the integer
+        sums do it)."""
+        dates, moved = self._log_arrays()
+        idle = [0.0]
+        if len(dates):
+            firsts = _runs_of_equal(dates)
+            net = np.add.reduceat(moved, firsts)
+            keep = net != 0
+            at, net = dates[firsts][keep], net[keep]
+            if len(net) and int(np.abs(net).max()) >= _MAX_COUNT:
+                return None
+            high = (at.view(np.uint64) & _HIGH_BITS).view(np.float64)
+            factor = net.astype(np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                parts = np.concatenate((factor * high, factor * (at - high)))
+            if not np.isfinite(parts).all():
+                return None
+            idle = parts
+        last = self._last_changes(dates)
+        states = np.frombuffer(self.state, dtype=np.uint8)
+        try:  # (idle gained what computing lost: the same parts, negated)
+            out = {name: 0.0 for name in NAMES}
+            out["idle"] = math.fsum(_chain(idle, last[states == IDLE])) + 0.0
+            out["computing"] = math.fsum(
+                _chain(-np.asarray(idle), last[states == COMPUTING])) + 0.0
+        except OverflowError:
+            return None
+        return out
+
+    # ------------------------------------------------------------------ results
+    def text_chunks(self, size: int) -> Iterator[str]:
+        """The rows of machine_states.csv written so far (header excluded), `size` rows per
+        piece of text, each formatted by one C-level `%` over the chunk's values."""
+        if not self.tracing:
+            return
+        if self._log is not None:
+            dates, moved = self._log_arrays()
+            busy = 0
+            nb_compute = self.nb_compute
+            for lo in range(0, len(dates), size):
+                busy_after = np.cumsum(moved[lo:lo + size]) + busy
+                busy = int(busy_after[-1])
+                n = len(busy_after)
+                flat: list = [0] * (6 * n)
+                flat[0::6] = dates[lo:lo + n].tolist()
+                flat[4::6] = (nb_compute - busy_after).tolist()
+                flat[5::6] = busy_after.tolist()
+                yield (machine_states_csv.ROW * n) % tuple(flat)
+            return
+        times, rows = self._row_times, self._rows
+        for lo in range(0, len(times), size):
+            n = min(size, len(times) - lo)
+            flat = [None] * (6 * n)
+            flat[0::6] = times[lo:lo + n].tolist()
+            column = rows[6 * lo:6 * (lo + n)].tolist()
+            for k in range(5):  # sleeping, switching on, switching off, idle, computing
+                flat[k + 1::6] = column[k::6]
+            yield (machine_states_csv.ROW * n) % tuple(flat)
+
+    def time_in(self) -> dict[str, float]:
+        """Seconds spent in each state over all machines (closed intervals only)."""
+        if self._log is not None:
+            out = self._time_in_log()
+            if out is not None:
+                return out
+            self._leave_log()
+        state = self.state
+        while True:  # (again if a last date made the scale grow: the sums were shifted)
+            scale = self._scale
+            open_ = [0] * len(NAMES)  # the open intervals' starts, not counted
+            for m, date in enumerate(self._last_change):
+                open_[state[m]] += self._units(date)
+            if self._scale == scale:
+                break
+        out = {}
+        unit = 1 << scale
+        for name, total, start in zip(NAMES, self._sums, open_, strict=True):
+            try:
+                out[name] = (total + start) / unit  # (int / int: correctly rounded)
+            except OverflowError:  # a total beyond the doubles is written inf
+                out[name] = float("inf")
+        return out
+
+    # ------------------------------------------------------------------ the live books
     def _units(self, date: float) -> int:
         """`date` as an integer number of 2**-_scale seconds (exact: the scale grows when a
         date needs more binary digits after the point)."""
@@ -88,22 +422,11 @@ class MachineStates:
         self._units_of_date = units = num << shift
         return units
 
-    def set(self, machine: int, new: int, now: float) -> None:
-        old = self.state[machine]
-        units = self._units(now)
-        sums = self._sums
-        sums[old] += units
-        sums[new] -= units
-        self.last_change[machine] = now
-        self.state[machine] = new
-        self.counts[old] -= 1
-        self.counts[new] += 1
-
-    def job_starts(self, alloc: Sequence[int], now: float) -> None:
+    def _live_starts(self, alloc: Sequence[int], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
         state = self.state
-        counts = self.counts
+        counts = self._counts
         sums = self._sums
         if n >= BLOCK and hi - lo == n and state.count(IDLE, lo, hi) == n:
             # One block of idle machines (the usual case): no machine visited.
@@ -112,13 +435,13 @@ class MachineStates:
             sums[COMPUTING] -= moved
             one = self._one_date
             one[0] = now
-            self.last_change[lo:hi] = one * n
+            self._last_change[lo:hi] = one * n
             state[lo:hi] = _STATE_BYTES[COMPUTING] * n
-            self.nb_jobs[lo:hi] = _JOBS[1] * n
+            self._nb_jobs[lo:hi] = _JOBS[1] * n
             counts[IDLE] -= n
             counts[COMPUTING] += n
         else:  # `set` machine by machine, inlined
-            nb_jobs, last = self.nb_jobs, self.last_change
+            nb_jobs, last = self._nb_jobs, self._last_change
             units = self._units(now)
             for m in alloc:
                 jobs = nb_jobs[m] + 1
@@ -132,18 +455,13 @@ class MachineStates:
                 counts[old] -= 1
             sums[COMPUTING] -= n * units
             counts[COMPUTING] += n
-        if self.tracing:  # write_row, inlined
-            self._row_times.append(now)
-            self._rows += counts
-        if self.listener is not None:
-            self.listener(now)
 
-    def job_ends(self, alloc: Sequence[int], now: float) -> None:
+    def _live_ends(self, alloc: Sequence[int], now: float) -> None:
         n = len(alloc)
         lo, hi = alloc[0], alloc[-1] + 1
-        nb_jobs = self.nb_jobs
+        nb_jobs = self._nb_jobs
         state = self.state
-        counts = self.counts
+        counts = self._counts
         sums = self._sums
         # (With no machine shared, each machine of the job runs it alone: one job each.)
         if (n >= BLOCK and hi - lo == n
@@ -154,13 +472,13 @@ class MachineStates:
             sums[IDLE] -= moved
             one = self._one_date
             one[0] = now
-            self.last_change[lo:hi] = one * n
+            self._last_change[lo:hi] = one * n
             state[lo:hi] = _STATE_BYTES[IDLE] * n
             nb_jobs[lo:hi] = _JOBS[0] * n
             counts[COMPUTING] -= n
             counts[IDLE] += n
         else:  # `set` machine by machine, inlined
-            last = self.last_change
+            last = self._last_change
             units = self._units(now)
             for m in alloc:
                 jobs = nb_jobs[m]
@@ -175,47 +493,49 @@ class MachineStates:
                     state[m] = IDLE
                     counts[old] -= 1
                     counts[IDLE] += 1
-        if self.tracing:  # write_row, inlined
-            self._row_times.append(now)
-            self._rows += counts
-        if self.listener is not None:
-            self.listener(now)
 
-    def write_row(self, now: float) -> None:
-        if self.tracing:
-            self._row_times.append(now)
-            self._rows += self.counts
-        if self.listener is not None:
-            self.listener(now)
 
-    def text_chunks(self, size: int) -> Iterator[str]:
-        """The rows of machine_states.csv written so far (header excluded), `size` rows per
-        piece of text, each formatted by one C-level `%` over the chunk's values."""
-        times, rows = self._row_times, self._rows
-        for lo in range(0, len(times), size):
-            n = min(size, len(times) - lo)
-            flat: list = [None] * (6 * n)
-            flat[0::6] = times[lo:lo + n].tolist()
-            column = rows[6 * lo:6 * (lo + n)].tolist()
-            for k in range(5):  # sleeping, switching on, switching off, idle, computing
-                flat[k + 1::6] = column[k::6]
-            yield (machine_states_csv.ROW * n) % tuple(flat)
+class _JobsOfPlainRun:
+    """Jobs per machine while the run is plain: 1 on a computing machine, else 0."""
 
-    def time_in(self) -> dict[str, float]:
-        """Seconds spent in each state over all machines (closed intervals only)."""
-        state = self.state
-        while True:  # (again if a last date made the scale grow: the sums were shifted)
-            scale = self._scale
-            open_ = [0] * len(NAMES)  # the open intervals' starts, not counted
-            for m, date in enumerate(self.last_change):
-                open_[state[m]] += self._units(date)
-            if self._scale == scale:
-                break
-        out = {}
-        unit = 1 << scale
-        for name, total, start in zip(NAMES, self._sums, open_, strict=True):
-            try:
-                out[name] = (total + start) / unit  # (int / int: correctly rounded)
-            except OverflowError:  # a total beyond the doubles is written inf
-                out[name] = float("inf")
-        return out
+    __slots__ = ("state",)
+
+    def __init__(self, state: bytearray) -> None:
+        self.state = state
+
+    def __getitem__(self, machine: int) -> int:
+        return 1 if self.state[machine] == COMPUTING else 0
+
+    def __len__(self) -> int:
+        return len(self.state)
+
+    def __iter__(self) -> Iterator[int]:
+        return (1 if s == COMPUTING else 0 for s in self.state)
+
+
+def _runs_of_equal(dates: np.ndarray) -> np.ndarray:
+    """The first index of each run of equal consecutive dates (dates is not empty)."""
+    return np.concatenate(([0], np.flatnonzero(dates[1:] != dates[:-1]) + 1))
+
+
+def _chain(*arrays: np.ndarray) -> Iterator[float]:
+    """The arrays' values as Python floats, one at a time (no list of millions of floats)."""
+    for values in arrays:
+        yield from memoryview(np.ascontiguousarray(values, dtype=np.float64))
+
+
+def _latest_cover(lo: np.ndarray, hi: np.ndarray, entry: np.ndarray, nb: int) -> np.ndarray:
+    """For each of `nb` points, the largest `entry` among the intervals [lo, hi) that cover
+    it (-1: none). Each interval is written as two overlapping blocks of a power-of-two length
+    (a sparse table), then every level is pushed down to the one below it: O(intervals +
+    points x log points), vectorized."""
+    level = np.frexp(hi - lo)[1].astype(np.int64) - 1  # floor(log2(length))
+    table = np.full((int(level.max()) + 1, nb), -1, dtype=np.int64)
+    np.maximum.at(table, (level, lo), entry)
+    np.maximum.at(table, (level, hi - np.left_shift(1, level)), entry)
+    for j in range(len(table) - 1, 0, -1):
+        half = 1 << (j - 1)
+        below, row = table[j - 1], table[j]
+        np.maximum(below, row, out=below)
+        np.maximum(below[half:], row[:nb - half], out=below[half:])
+    return table[0]

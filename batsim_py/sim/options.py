@@ -23,6 +23,9 @@ class Options:
     # Legacy text protocol (seed 001): SIMULATION_ENDS (`Z`) travels with the batch holding the
     # last job's end instead of a message of its own, as 2016 Batsim sent it.
     end_in_last_batch: bool = False
+    # Legacy `F` (seed 001: "machines in a failure state, crashed, no jobs can be computed on
+    # them"): a machine_unavailable external event kills the jobs running there (sim/failures.py).
+    unavailable_kills: bool = False
     version: str = "batsim-py-0.1.0"
     # Batsim 5's rules where they differ from 4's (a batprotocol EDC drives the run):
     # a CallMeLater already due fires at once instead of being an error.

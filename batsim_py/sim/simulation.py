@@ -28,7 +28,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import io_job
+from batsim_py.sim import io_job, lean
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
@@ -44,6 +44,7 @@ from batsim_py.sim.engine import (
     scripted,
 )
 from batsim_py.sim.engine import SLEEP as SLEEP_REQUEST
+from batsim_py.sim.failures import crash_jobs
 from batsim_py.sim.jobs import JobRun, final_state, job_process
 from batsim_py.sim.machines import (
     COMPUTING,
@@ -54,6 +55,7 @@ from batsim_py.sim.machines import (
     UNAVAILABLE,
     MachineStates,
 )
+from batsim_py.sim.machines import NAMES as STATE_NAMES
 from batsim_py.sim.network import Network
 from batsim_py.sim.options import Options
 from batsim_py.sim.pstates import COMPUTATION, SLEEP, PStates, Switches
@@ -166,6 +168,10 @@ class Simulation:
         self.stopped = False  # ended early by user code (Simulator.stop)
         self.started = False
         self.end_hooks: list[Any] = []  # user code called once the simulation is over
+        # Which kernel ran: "engine" (sim/engine.py + `server`) or "lean" (sim/lean.py, chosen
+        # by `lean.choose` for the --timing ideal runs it covers).
+        self.kernel = "engine"
+        self.lean_jobs = False  # the lean kernel runs the jobs: execute_job spawns no generator
 
     @property
     def ended(self) -> dict[str, str]:
@@ -556,6 +562,8 @@ class Simulation:
                     if states.state[m] != UNAVAILABLE:
                         raise WorkloadError(f"{where}: machine {m} is not unavailable")
                     states.set(m, COMPUTING if states.nb_jobs[m] else IDLE, now)
+            if unavailable and self.options.unavailable_kills:
+                crash_jobs(self, event.resources)  # legacy `F`: the jobs' `C` come first
             kind = "event_machine_unavailable" if unavailable else "event_machine_available"
             self.events.append(ev.Notify(self.stamp(), kind, resources=event.resources))
             if self.signals is not None:
@@ -708,7 +716,10 @@ class Simulation:
         run.storage_mapping = decision.storage_mapping
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
-        self.spawn(job_process(self, run), run.job.id, run.host, run)
+        if self.lean_jobs:
+            self._spawns.append((None, run))
+        else:
+            self.spawn(job_process(self, run), run.job.id, run.host, run)
         if self.signals is not None:
             self.signals.fire("job_started", run.job)
 
@@ -744,7 +755,8 @@ class Simulation:
                 )
             if states.state[m] not in (IDLE, COMPUTING):
                 raise SchedulerError(
-                    f"{where}: machine {m} ({self.hosts[m]}) cannot compute now"
+                    f"{where}: machine {m} ({self.hosts[m]}) cannot compute now (it is "
+                    f"{STATE_NAMES[states.state[m]]})"
                 )
 
     def reject_job(self, decision: d.RejectJob) -> None:
@@ -968,7 +980,7 @@ class Simulation:
         paje = self.paje
         if paje is not None:
             states = self.machine_states
-            unavailable = (() if not states.counts[UNAVAILABLE] else
+            unavailable = (() if not states.nb_unavailable() else
                            {m for m in run.alloc if states.state[m] == UNAVAILABLE})
             paje.job_ends(run.job.id, run.alloc, now, unavailable)
 
@@ -996,6 +1008,10 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
+        if lean.choose(self):
+            lean.run(self)
+            self.check_ended()
+            return
         sources = self.user_sources
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)

@@ -102,7 +102,8 @@ def test_command_line_errors_are_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"batsim-py: error: {bad}: unknown key(s) workload (known: name, platforms, "
-        "workloads, schedulers, timing, energy, seeds, replications, batch_size)"]
+        "workloads, schedulers, timing, energy, seeds, replications, batch_size, "
+        "run_time_limit)"]
     assert cli("campaign").returncode == 2
 
 

@@ -53,7 +53,7 @@ def test_report_page(table) -> None:
     root, frame = table
     page = Path(write_campaign_report(frame, str(root), "small")).read_text()
     assert "<h1>batsim-py campaign small</h1>" in page
-    assert "9 runs: 6 ok, 3 failed, 0 not run yet" in page
+    assert "9 runs: 6 ok, 3 failed, 0 timed out, 0 not run yet" in page
     assert "<h2>By scheduler</h2>" in page and "<h2>By seed</h2>" in page
     assert "<h2>By replication</h2>" not in page  # one replication: nothing to compare
-    assert "<h2>Failed runs</h2>" in page and "needs the energy model" in page
+    assert "<h2>Failed and timed-out runs</h2>" in page and "needs the energy model" in page

@@ -1,0 +1,42 @@
+"""Machine failures of the legacy protocol's `F` stamp: the jobs running there are killed.
+
+Seed 001 defines `F` as "the given machines are in a failure state (crashed, no jobs can be
+computed on them)". Batsim 4's `machine_unavailable` lets running jobs finish, which is not a
+crash, so with `--legacy-failure-stamps` (Options.unavailable_kills) a machine_unavailable
+external event first kills every job running on one of its machines: the job ends at the
+event's date as COMPLETED_KILLED, and its `C` goes in the same message as, and before, the
+`F` (the proposal of shared/research/seed-systems.md §1.11 item 4). The kill is immediate,
+unlike a scheduler's KILL_JOB: nobody asked for it, so no JOB_KILLED event follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from batsim_py.decision import events as ev
+
+
+def crash_jobs(sim: Any, machines: Iterable[int]) -> None:
+    """Kill now the running jobs of `sim` that use one of `machines`; report them completed."""
+    failed = set(machines)
+    engine = sim.engine
+    now = engine.now
+    victims = [run for run in sim.runs.values()
+               if run.state == "RUNNING" and not failed.isdisjoint(run.alloc)]
+    for run in sorted(victims, key=lambda r: (r.starting_time, r.job.id)):
+        engine.kill(run.actor)  # its sleep or task ends with it (SimGrid's Actor::kill)
+        for rank in run.ranks.values():  # usage_trace ranks die with it
+            engine.kill(rank)
+        run.ranks.clear()
+        run.state = "COMPLETED_KILLED"
+        run.end_time = now
+        sim.machine_states.job_ends(run.alloc, now)
+        sim.paje_job_ends(run, now)
+        sim.job_energy_end(run, now)
+        run.reported = True  # a KILL_JOB of the scheduler still pending reports nothing more
+        sim.nb_running -= 1
+        sim.nb_completed += 1
+        sim.events.append(ev.JobCompleted(sim.stamp(), run.job.id, run.state, run.return_code,
+                                          run.alloc))
+        sim.write_job_row(run)
