@@ -61,6 +61,13 @@ class SetResourceState:
 
 
 @dataclass(slots=True, unsafe_hash=True)
+class ChangeHostsPState(SetResourceState):
+    """Batsim 5's ChangeHostsPStateEvent: with the energy model, a SET_RESOURCE_STATE; without
+    it, each host's pstate (its speed) changes at once, busy or not, as Batsim 5 does it
+    without its energy plugin."""
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class SetJobMetadata:
     timestamp: float
     job_id: str

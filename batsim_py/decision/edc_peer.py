@@ -726,11 +726,12 @@ def _switch_handler(kind: str) -> Any:
             raise SchedulerError(f"{at}: host_ids '{e['host_ids']}': {exc}") from None
         if not hosts:
             return
-        if self.sim is not None and not self.sim.options.energy:
-            raise SchedulerError(f"{at}: host pstates and on/off switches use batsim-py's "
-                                 "energy model and the platform's pstates: run with -E/--energy")
+        if kind != "pstate" and self.sim is not None and not self.sim.options.energy:
+            raise SchedulerError(f"{at}: host on/off switches use batsim-py's energy model and "
+                                 "the platform's sleep_pstates: run with -E/--energy")
         self._switch_requests.append((tuple(hosts), e[key], kind))
-        out.append(d.SetResourceState(t, tuple(hosts), e[key]))
+        decision = d.ChangeHostsPState if kind == "pstate" else d.SetResourceState
+        out.append(decision(t, tuple(hosts), e[key]))
 
     return handler
 

@@ -43,6 +43,8 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -62,6 +64,7 @@ _JOBS = (array("q", [0]), array("q", [1]))
 # 2**26 is exact.
 _HIGH_BITS = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
 _MAX_COUNT = 1 << 26
+_CHUNK = 1 << 16  # log entries read at a time at the end
 _SCAN = 1024  # log entries of the last chunk scanned for the last-change dates (then x4)
 
 
@@ -233,18 +236,20 @@ class MachineStates:
         return False
 
     # ------------------------------------------------------------------ the log
-    def _log_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The log's dates (absolute) and, per entry, the machines that went computing (minus
-        those that went idle)."""
+    def _log_chunks(self, size: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The log, `size` entries at a time: the dates (absolute) and, per entry, the
+        machines that went computing (minus those that went idle). By chunks, so that a
+        million-job run's end needs a few MB more, not a hundred."""
         log = self._log
         assert log is not None
-        # (a copy: a view would keep the log's array from growing)
-        signed = np.array(self._log_dates, dtype=np.float64)
-        sizes = np.fromiter(map(len, log), dtype=np.int64, count=len(log))
-        moved = np.where(np.signbit(signed), -sizes, sizes)
-        return np.abs(signed, out=signed), moved
+        size = size or _CHUNK
+        for lo in range(0, len(log), size):
+            signed = np.frombuffer(self._log_dates[lo:lo + size], dtype=np.float64)  # (a copy)
+            allocs = log[lo:lo + size]
+            sizes = np.fromiter(map(len, allocs), dtype=np.int64, count=len(allocs))
+            yield np.abs(signed), np.where(np.signbit(signed), -sizes, sizes)
 
-    def _last_changes(self, dates: np.ndarray) -> np.ndarray:
+    def _last_changes(self) -> np.ndarray:
         """Each machine's last change date from the log (0.0 for a machine never changed):
         the log is scanned backwards, chunk by chunk, until every machine is seen."""
         log = self._log
@@ -274,7 +279,8 @@ class MachineStates:
                                        np.array(his, dtype=np.int64),
                                        np.array(entries, dtype=np.int64), nb)
                 new = (latest >= 0) & ~seen
-                last[new] = dates[latest[new]]
+                dates = np.frombuffer(self._log_dates[start:end], dtype=np.float64)
+                last[new] = np.abs(dates[latest[new] - start])
                 seen |= new
             end, size = start, size * 4
         return last
@@ -284,8 +290,11 @@ class MachineStates:
         log = self._log
         if log is None:
             return
-        dates, moved = self._log_arrays()
-        last = self._last_changes(dates)
+        chunks = list(self._log_chunks())
+        dates = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros(0)
+        moved = np.concatenate([c[1] for c in chunks]) if chunks else np.zeros(0, np.int64)
+        del chunks
+        last = self._last_changes()
         self._log = None
         self._jobs_view = None
         nb = len(self.state)
@@ -322,9 +331,9 @@ class MachineStates:
         minus machines that entered) x date over the dates, plus the open intervals' starts;
         None when a product or a partial sum would not fit in a double (then the integer
         sums do it)."""
-        dates, moved = self._log_arrays()
-        idle = [0.0]
-        if len(dates):
+        pieces = [np.zeros(0)]
+        for dates, moved in self._log_chunks():
+            # (a run of equal dates cut by a chunk's end is two terms: as exact)
             firsts = _runs_of_equal(dates)
             net = np.add.reduceat(moved, firsts)
             keep = net != 0
@@ -337,14 +346,16 @@ class MachineStates:
                 parts = np.concatenate((factor * high, factor * (at - high)))
             if not np.isfinite(parts).all():
                 return None
-            idle = parts
-        last = self._last_changes(dates)
+            pieces.append(parts[parts != 0])
+        parts = np.concatenate(pieces)
+        del pieces
+        last = self._last_changes()
         states = np.frombuffer(self.state, dtype=np.uint8)
         try:  # (idle gained what computing lost: the same parts, negated)
             out = {name: 0.0 for name in NAMES}
-            out["idle"] = math.fsum(_chain(idle, last[states == IDLE])) + 0.0
-            out["computing"] = math.fsum(
-                _chain(-np.asarray(idle), last[states == COMPUTING])) + 0.0
+            out["idle"] = math.fsum(_chain(parts, last[states == IDLE])) + 0.0
+            np.negative(parts, out=parts)
+            out["computing"] = math.fsum(_chain(parts, last[states == COMPUTING])) + 0.0
         except OverflowError:
             return None
         return out
@@ -352,32 +363,34 @@ class MachineStates:
     # ------------------------------------------------------------------ results
     def text_chunks(self, size: int) -> Iterator[str]:
         """The rows of machine_states.csv written so far (header excluded), `size` rows per
-        piece of text, each formatted by one C-level `%` over the chunk's values."""
+        piece of text, each formatted by one C-level `%` over the chunk's values. The five
+        counts of a row are written once per distinct row (a plain run: one per number of
+        busy machines) and reused: only the dates are formatted row by row."""
         if not self.tracing:
             return
         if self._log is not None:
-            dates, moved = self._log_arrays()
-            busy = 0
-            nb_compute = self.nb_compute
-            for lo in range(0, len(dates), size):
-                busy_after = np.cumsum(moved[lo:lo + size]) + busy
-                busy = int(busy_after[-1])
-                n = len(busy_after)
-                flat: list = [0] * (6 * n)
-                flat[0::6] = dates[lo:lo + n].tolist()
-                flat[4::6] = (nb_compute - busy_after).tolist()
-                flat[5::6] = busy_after.tolist()
-                yield (machine_states_csv.ROW * n) % tuple(flat)
+            # (busy machines after each entry: 0 to all; a row's counts written once each)
+            suffixes: list[str | None] = [None] * (len(self.state) + 1)
+            busy_before = 0
+            for dates, moved in self._log_chunks(size):
+                busy = np.cumsum(moved) + busy_before
+                busy_before = int(busy[-1])
+                for b in np.unique(busy).tolist():
+                    if suffixes[b] is None:
+                        suffixes[b] = machine_states_csv.COUNTS % (
+                            0, 0, 0, self.nb_compute - b, b)
+                yield _rows_text(dates, busy, suffixes)
             return
-        times, rows = self._row_times, self._rows
-        for lo in range(0, len(times), size):
-            n = min(size, len(times) - lo)
-            flat = [None] * (6 * n)
-            flat[0::6] = times[lo:lo + n].tolist()
-            column = rows[6 * lo:6 * (lo + n)].tolist()
-            for k in range(5):  # sleeping, switching on, switching off, idle, computing
-                flat[k + 1::6] = column[k::6]
-            yield (machine_states_csv.ROW * n) % tuple(flat)
+        dates = np.array(self._row_times, dtype=np.float64)
+        if not len(dates):
+            return
+        rows = np.array(self._rows).reshape(-1, 6)[:, :5]  # (the file shows five counts)
+        distinct, which = _distinct_rows(rows)
+        del rows
+        counts = machine_states_csv.COUNTS
+        texts = [counts % tuple(r) for r in distinct.tolist()]
+        for lo in range(0, len(dates), size):
+            yield _rows_text(dates[lo:lo + size], which[lo:lo + size], texts)
 
     def time_in(self) -> dict[str, float]:
         """Seconds spent in each state over all machines (closed intervals only)."""
@@ -518,10 +531,36 @@ def _runs_of_equal(dates: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.flatnonzero(dates[1:] != dates[:-1]) + 1))
 
 
-def _chain(*arrays: np.ndarray) -> Iterator[float]:
-    """The arrays' values as Python floats, one at a time (no list of millions of floats)."""
+def _rows_text(dates: np.ndarray, which: np.ndarray, texts: Sequence[str | None]) -> str:
+    """Rows of machine_states.csv: each date, then the text of its counts (texts[which])."""
+    n = len(dates)
+    flat: list = [None] * (2 * n)
+    flat[0::2] = dates.tolist()
+    flat[1::2] = itemgetter(*which.tolist())(texts) if n > 1 else [texts[int(which[0])]]
+    return ((machine_states_csv.DATE + "%s") * n) % tuple(flat)
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D array, and for each row the index of its distinct row
+    (np.unique(axis=0) does the same, ten times slower)."""
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    new = np.empty(len(rows), dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    which = np.empty(len(rows), dtype=np.int64)
+    which[order] = np.cumsum(new) - 1
+    return ordered[new], which
+
+
+def _chain(*arrays: Any) -> Iterator[float]:
+    """The arrays' nonzero values as Python floats, one at a time (no list of millions of
+    floats; C-level iterators all the way)."""
+    views = []
     for values in arrays:
-        yield from memoryview(np.ascontiguousarray(values, dtype=np.float64))
+        values = np.asarray(values, dtype=np.float64)
+        views.append(memoryview(np.ascontiguousarray(values[values != 0])))
+    return chain.from_iterable(views)
 
 
 def _latest_cover(lo: np.ndarray, hi: np.ndarray, entry: np.ndarray, nb: int) -> np.ndarray:

@@ -397,7 +397,10 @@ class Simulation:
         decision at the decision's timestamp, then "ready" at the reply's `now`. Its requests
         as a list (a scripted actor), or a generator when a decision must be parsed as its
         message is sent (registrations)."""
-        reply = self.ask(now, events)
+        return self.reply_requests(self.ask(now, events))
+
+    def reply_requests(self, reply: d.Reply) -> list[tuple] | Generator:
+        """The requests of the request-reply actor once the reply came (`request_reply`)."""
         cost = self.master_cost
         requests: list[tuple] = []
         append = requests.append
@@ -641,6 +644,11 @@ class Simulation:
             self.change_job_state(decision)
         elif kind is d.ToJobMsg:
             self.to_job_msg(decision)
+        elif kind is d.ChangeHostsPState:  # (batprotocol: the energy model is optional)
+            if self.energy_trace is not None:
+                self.set_resource_state(decision)
+            else:
+                self.change_pstates_now(decision)
         elif kind is d.Query or kind is d.SetResourceState:
             if self.energy_trace is None:
                 raise SchedulerError(
@@ -828,13 +836,35 @@ class Simulation:
                 )
         self.machine_states.write_row(now)
 
+    def change_pstates_now(self, decision: d.SetResourceState) -> None:
+        """ChangeHostsPStateEvent without the energy model (Batsim 5 needs no energy plugin
+        for it): every host's pstate, so its speed, changes at once, running jobs included
+        (DVFS); acknowledged at once with the same hosts."""
+        now = self.engine.now
+        where = f"ChangeHostsPStateEvent at t={now:f}"
+        target = decision.state
+        machines = self.machines.all
+        for m in decision.resources:
+            if not 0 <= m < len(self.hosts):
+                raise SchedulerError(f"{where}: host {m} does not exist (hosts are "
+                                     f"0-{len(self.hosts) - 1})")
+            speeds = machines[m].host.speeds
+            if not 0 <= target < len(speeds):
+                raise SchedulerError(f"{where}: host {m} ({self.hosts[m]}) has no pstate "
+                                     f"{target} (pstates 0-{len(speeds) - 1})")
+        for m in decision.resources:
+            self.set_pstate(m, target)
+        self.events.append(ev.ResourceStateChanged(self.stamp(), decision.resources,
+                                                   str(target)))
+
     def set_pstate(self, machine: int, pstate: int) -> None:
         h = self.machine_host[machine]
         network = self.engine.network
         network.pstate[h] = pstate
         self.engine.set_speed(h, self.machines.all[machine].host.speeds[pstate])
-        assert self.energy_trace is not None  # (pstates change only with -E)
-        self.energy_trace.hosts.update(h)  # SimGrid's plugin updates on a speed change
+        trace = self.energy_trace
+        if trace is not None:
+            trace.hosts.update(h)  # SimGrid's plugin updates on a speed change
 
     def switch_off(self, machine: int, target: int) -> Generator[tuple, Any, None]:
         assert self.pstates is not None

@@ -94,3 +94,29 @@ def test_dvfs_on_a_busy_host_re_speeds_its_job_at_once(tmp_path):
 def test_switches_need_the_energy_model(tmp_path):
     with pytest.raises(SchedulerError, match="-E"):
         run_edc(python_edc("switcher"), tmp_path / "out", platform="platforms/energy8.xml")
+
+
+def test_pstate_changes_need_no_energy_model(tmp_path):
+    """Batsim 5 changes a host's pstate without its energy plugin (research §2.7): the DVFS
+    run above without -E, the same hand-computed 15 s; acknowledged at once, no energy file."""
+    workload = tmp_path / "one.json"
+    workload.write_text(json.dumps(ONE_JOB))
+    recording = Recording(python_edc("switcher"))
+    run_edc(recording, tmp_path / "out", platform="platforms/energy8.xml",
+            workload=str(workload), init=b'{"dvfs_at": 5}')
+    rows = (tmp_path / "out_jobs.csv").read_text().splitlines()
+    job = dict(zip(rows[0].split(","), rows[1].split(","), strict=True))
+    assert float(job["execution_time"]) == pytest.approx(15.0, abs=1e-3)
+    acks = [(t, e) for t, k, e in _events(recording) if k == "HostsPStateChangedEvent"]
+    assert [e for _, e in acks] == [{"host_ids": "4", "pstate": 1}]
+    assert 5.0 <= acks[0][0] < 5.001
+    assert not (tmp_path / "out_consumed_energy.csv").exists()
+
+
+def test_a_pstate_the_host_lacks_is_an_error_without_the_energy_model(tmp_path):
+    workload = tmp_path / "one.json"
+    workload.write_text(json.dumps(ONE_JOB))
+    with pytest.raises(SchedulerError, match=r"ChangeHostsPStateEvent at t=5\.\d+: host 4 "
+                       r"\(node4\) has no pstate 9 \(pstates 0-4\)"):
+        run_edc(python_edc("switcher"), tmp_path / "out", platform="platforms/energy8.xml",
+                workload=str(workload), init=b'{"dvfs_at": 5, "dvfs_pstate": 9}')

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import pytest
 
+from batsim_py.sim import machines
 from batsim_py.sim.machines import (
     COMPUTING,
     IDLE,
@@ -194,7 +195,9 @@ def _plain_run(seed: int, steps: int, nb: int, leave_at: int | None) -> None:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_a_plain_run_is_exact_from_its_log(seed: int) -> None:
+def test_a_plain_run_is_exact_from_its_log(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    if seed % 2:  # the log read by chunks of a few entries (runs of equal dates cut in two)
+        monkeypatch.setattr(machines, "_CHUNK", 1 + seed)
     _plain_run(seed, steps=300, nb=20, leave_at=None)
 
 
@@ -231,7 +234,16 @@ def test_rows_without_changes_and_disabled_tracing() -> None:
     fast.job_starts(range(0, 2), 1.0)
     fast.write_row(1.5)
     fast.job_ends((0, 1), 2.0)
-    assert "".join(fast.text_chunks(10)) == "1,0,0,0,2,2\n1.5,0,0,0,2,2\n2,0,0,0,4,0\n"
+    rows = "1,0,0,0,2,2\n1.5,0,0,0,2,2\n2,0,0,0,4,0\n"
+    assert "".join(fast.text_chunks(10)) == rows
+    assert "".join(fast.text_chunks(1)) == rows
+    fast.set(3, SLEEPING, 2.5)  # (the live books from here)
+    fast.write_row(3.0)
+    assert "".join(fast.text_chunks(1)) == rows + "3,1,0,0,3,0\n"
+    assert list(MachineStates(4, 4).text_chunks(10)) == []
+    empty = MachineStates(4, 4)
+    empty.set(0, SLEEPING, 1.0)
+    assert list(empty.text_chunks(10)) == []
     quiet = MachineStates(4, 4, tracing=False)
     quiet.job_starts(range(0, 2), 1.0)
     quiet.write_row(1.5)

@@ -1,6 +1,7 @@
 """Test EDC (after Batsim 5's machine-switcher and exec1by1-dvfs-dyn): puts hosts 0-3 to sleep
 at the start, then sets hosts 4-7 to pstate 1, then wakes 0-3; runs every job on host 4.
-With init {"dvfs_at": T}: also slows host 4 to pstate 1 at time T (while a job runs)."""
+With init {"dvfs_at": T}: only slows host 4 to pstate 1 (or {"dvfs_pstate": P}) at time T
+(while a job runs)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ def batsim_edc_take_decisions(data):
         elif kind == "HostsPStateChangedEvent" and "dvfs_at" not in _s:
             out.append(kit.event(now, "TurnOnOffHostsEvent", {"host_ids": "0-3", "state": 0}))
         elif kind == "RequestedCallEvent":
-            out.append(kit.event(now, "ChangeHostsPStateEvent", {"host_ids": "4",
-                                                                 "pstate": 1}))
+            out.append(kit.event(now, "ChangeHostsPStateEvent",
+                                 {"host_ids": "4", "pstate": _s.get("dvfs_pstate", 1)}))
         elif kind == "JobSubmittedEvent":
             out.append(kit.execute_job(now, e["job_id"], "4"))
     return _s["codec"].encode(kit.message(now, out))
