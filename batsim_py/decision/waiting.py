@@ -4,8 +4,9 @@ Why: Batsim (and the `batsim` command, which imitates it) waits for its schedule
 connect and to answer. A silent infinite wait cannot be told from a hang, so while waiting
 batsim-py says, on stderr, what it waits for, where (the endpoint or socket path) and how the
 wait is bounded (or how to bound it: batsim-py's own flag): a first notice soon (1 s for a
-connection, 10 s for a reply), then again every `every()` seconds (60 by default;
-`BATSIM_PY_WAIT_NOTICE_EVERY` changes it, e.g. for tests). A bounded wait speaks at INFO
+connection, 10 s for a reply, or after `every()` seconds if that is shorter), then again every
+`every()` seconds (60 by default; `BATSIM_PY_WAIT_NOTICE_EVERY` changes it, e.g. for tests,
+which then need not wait 10 s for the first notice). A bounded wait speaks at INFO
 (shown by default, hidden by -q); an unbounded one at WARNING.
 """
 
@@ -40,12 +41,12 @@ def bound(timeout: float, flag: str) -> str:
 
 class Notices:
     """The notices of one wait that began at `start` (time.monotonic()): the first `first`
-    seconds in, then every `every()` seconds."""
+    seconds in (or `every()` seconds, if shorter), then every `every()` seconds."""
 
     def __init__(self, start: float, first: float, timeout: float) -> None:
         self.start = start
-        self.next = start + first
         self.every = every()
+        self.next = start + min(first, self.every)
         self.level = logging.WARNING if math.isinf(timeout) else logging.INFO
 
     def due(self, now: float) -> bool:

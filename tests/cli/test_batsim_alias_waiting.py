@@ -135,3 +135,18 @@ def test_a_bounded_wait_says_its_bound(tmp_path: Path) -> None:
     notices = [line for line in done.stderr.splitlines() if "waiting for a scheduler" in line]
     assert len(notices) >= 2, done.stderr
     assert all("giving up after 2 s (--scheduler-connect-timeout)" in n for n in notices)
+
+
+def test_a_short_interval_brings_the_first_notice_forward(monkeypatch) -> None:
+    """The first notice comes after 10 s (a reply) or 1 s (a connection), or after the
+    interval when it is shorter (so that the tests above need not wait 10 s)."""
+    from batsim_py.decision.waiting import Notices
+
+    monkeypatch.delenv("BATSIM_PY_WAIT_NOTICE_EVERY", raising=False)
+    default = Notices(100.0, 10.0, float("inf"))
+    assert not default.due(109.9) and default.due(110.0) and default.next == 170.0
+    monkeypatch.setenv("BATSIM_PY_WAIT_NOTICE_EVERY", "0.3")
+    short = Notices(100.0, 10.0, float("inf"))
+    assert not short.due(100.2) and short.due(100.3) and not short.due(100.5)
+    monkeypatch.setenv("BATSIM_PY_WAIT_NOTICE_EVERY", "30")
+    assert Notices(100.0, 1.0, 30.0).next == 101.0
