@@ -13,13 +13,12 @@ skipped when Debian's python3-simgrid is missing.
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import subprocess
 import tempfile
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from unittest import mock
@@ -27,7 +26,7 @@ from unittest import mock
 import numpy as np
 import pytest
 from energy_oracle_sim import platform_xml
-from simgrid_oracle_support import SYSTEM_PYTHON, simgrid_available
+from simgrid_oracle_support import ForkServers, simgrid_available
 
 from batsim_py.platform.reader import load_platform
 from batsim_py.sharing.solver import fair_bottleneck_info
@@ -128,21 +127,27 @@ def _run(case: dict, engine: Engine, network: Network, energy: HostEnergy,
 # -------------------------------------------------------------------------------- SimGrid
 
 
+_SERVERS: ForkServers | None = None  # the oracle fixture's fork servers
+
+
 def run_simgrid(case: dict, timeout: float = 60.0) -> dict:
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(case, f)
-    try:
-        out = subprocess.run([SYSTEM_PYTHON, str(HARNESS), f.name], capture_output=True,
-                             text=True, timeout=timeout, check=True)
-    finally:
-        Path(f.name).unlink()
-    return json.loads(out.stdout)
+    """`/usr/bin/python3 energy_oracle_sim.py case.json`, in a fork of a Python that has
+    imported simgrid once (tests/simgrid_oracle_support.py): a fresh SimGrid engine per case."""
+    assert _SERVERS is not None, "run_simgrid needs the oracle fixture"
+    return _SERVERS.run(case, timeout)
 
 
 @pytest.fixture(scope="module")
-def oracle() -> None:
+def oracle() -> Iterator[None]:
+    global _SERVERS
     if not simgrid_available():
         pytest.skip("Debian python3-simgrid is not installed (apt-get install python3-simgrid)")
+    _SERVERS = ForkServers(str(HARNESS), max(2, os.cpu_count() or 2))
+    try:
+        yield
+    finally:
+        _SERVERS.close()
+        _SERVERS = None
 
 
 def _rel(a: float, b: float) -> float:
