@@ -77,7 +77,7 @@ class ForkServers:
     """`n` fork servers of the oracle script `script` (its `main(path)` prints the result of
     the case file `path` as JSON): run(case) gives that JSON, as `/usr/bin/python3 script
     case.json` would, from any of `n` threads at a time. A case that takes longer than
-    `timeout` seconds kills its server (the test fails, naming the case)."""
+    `timeout` seconds kills its server and raises TimeoutError (a new server takes its place)."""
 
     def __init__(self, script: str, n: int = 2) -> None:
         import queue
@@ -117,7 +117,13 @@ class ForkServers:
                 with open(path, "w") as f:
                     json.dump(case, f)
                 assert proc.stdin is not None and proc.stdout is not None
-                timer = threading.Timer(timeout, self._kill, (proc,))
+                expired: list[bool] = []
+
+                def expire() -> None:
+                    expired.append(True)
+                    self._kill(proc)
+
+                timer = threading.Timer(timeout, expire)
                 timer.start()
                 try:
                     proc.stdin.write(f"{path}\t{out}\n")
@@ -125,6 +131,8 @@ class ForkServers:
                     status = proc.stdout.readline().strip()
                 finally:
                     timer.cancel()
+                if expired:
+                    raise TimeoutError(f"{self.script} did not finish within {timeout} s")
                 if status != "0":
                     err = open(out + ".err").read() if os.path.exists(out + ".err") else ""
                     raise RuntimeError(f"{self.script} failed (status {status or 'killed'}) on "
