@@ -60,6 +60,29 @@ NAMES = ("sleeping", "switching_on", "switching_off", "idle", "computing", "unav
 BLOCK = 4
 _STATE_BYTES = [bytes((s,)) for s in range(len(NAMES))]
 _JOBS = (array("q", [0]), array("q", [1]))
+
+
+class _Fill(dict):
+    """One state's byte repeated n times, by n: made once for the lengths up to 4,096 (at
+    most 8 MB), a lookup afterwards."""
+
+    def __init__(self, state: int) -> None:
+        super().__init__()
+        self.byte = bytes((state,))
+
+    def __missing__(self, n: int) -> bytes:
+        fill = self.byte * n
+        if n <= 4096:
+            self[n] = fill
+        return fill
+
+
+def _fills(state: int, nb_machines: int) -> Sequence[bytes]:
+    """A block's new states by its length: a list (the fastest lookup) on up to 1,024
+    machines (at most 0.5 MB), else a _Fill."""
+    if nb_machines <= 1024:
+        return [bytes((state,)) * n for n in range(nb_machines + 1)]
+    return _Fill(state)
 # A date split in two doubles of at most 26 and 27 significant bits: each times a count below
 # 2**26 is exact.
 _HIGH_BITS = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
@@ -71,12 +94,14 @@ _SCAN = 1024  # log entries of the last chunk scanned for the last-change dates 
 class MachineStates:
     __slots__ = ("state", "nb_compute", "_nb_jobs", "_last_change", "nb_shared", "_counts",
                  "_sums", "_scale", "_date", "_units_of_date", "_one_date", "_row_times",
-                 "_rows", "tracing", "listener", "_log", "_log_dates", "_jobs_view")
+                 "_rows", "tracing", "listener", "_log", "_log_dates", "_jobs_view", "_busy",
+                 "_free")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
         # Flat C arrays: indexed one machine at a time like lists, but a block of a thousand
         # machines is counted and reset by single C calls (bytearray.count, slice assignment).
         self.state = bytearray([IDLE]) * nb_machines
+        self._busy, self._free = _fills(COMPUTING, nb_machines), _fills(IDLE, nb_machines)
         self.nb_compute = nb_compute
         # The log: allocations (() for a row alone), and their dates, negative for an end
         # (the sign bit: an end at 0 is -0.0). None once the live books are kept.
@@ -157,7 +182,7 @@ class MachineStates:
                 lo, hi = alloc.start, alloc.stop
                 state = self.state
                 if 0 <= lo < hi and state.count(IDLE, lo, hi) == hi - lo:
-                    state[lo:hi] = _STATE_BYTES[COMPUTING] * (hi - lo)
+                    state[lo:hi] = self._busy[hi - lo]
                     self._log_dates.append(now)
                     log.append(alloc)
                     if self.listener is not None:
@@ -184,7 +209,7 @@ class MachineStates:
                 lo, hi = alloc.start, alloc.stop
                 state = self.state
                 if 0 <= lo < hi and state.count(COMPUTING, lo, hi) == hi - lo:
-                    state[lo:hi] = _STATE_BYTES[IDLE] * (hi - lo)
+                    state[lo:hi] = self._free[hi - lo]
                     self._log_dates.append(-(now + 0.0))  # (+ 0.0: an int 0 becomes 0.0)
                     log.append(alloc)
                     if self.listener is not None:
