@@ -400,7 +400,8 @@ class MachineStates:
             for dates, moved in self._log_chunks(size):
                 busy = np.cumsum(moved) + busy_before
                 busy_before = int(busy[-1])
-                for b in np.unique(busy).tolist():
+                # (np.unique would import numpy.ma: 0.1-0.3 s)
+                for b in np.flatnonzero(np.bincount(busy)).tolist():
                     if suffixes[b] is None:
                         suffixes[b] = machine_states_csv.COUNTS % (
                             0, 0, 0, self.nb_compute - b, b)
