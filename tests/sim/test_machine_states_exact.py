@@ -290,3 +290,10 @@ def test_huge_and_subnormal_dates_from_the_log() -> None:
         (plain.job_starts if start else plain.job_ends)(list(alloc), now)
     expected = {name: float(plain.time[i]) for i, name in enumerate(NAMES)}
     assert tiny.time_in() == expected and expected["computing"] == 12 * 5e-324
+
+
+def test_counts_too_large_for_the_vectorized_sums(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More machines moved at one date than the int64 pieces allow (2**26; here lowered to
+    4): the log is turned into the live books, whose integer sums take any count."""
+    monkeypatch.setattr(machines, "_MAX_COUNT", 4)
+    _plain_run(3, steps=200, nb=20, leave_at=None)
