@@ -170,7 +170,7 @@ class PajeTrace:
         yield from self._head_chunks()
         yield from _event_chunks(self, size)
 
-    def body_bytes(self, limit: int = 1 << 22) -> Iterator[bytes]:
+    def body_bytes(self, limit: int = 1 << 20) -> Iterator[bytes]:
         """The file's bytes but the trailer (UTF-8), piece by piece: the events written by the
         native writer (output/_ctext.c, chunks of about `limit` bytes) when it is built and
         BATSIM_PY_PURE is not set, else by `body_chunks`. Same bytes either way."""

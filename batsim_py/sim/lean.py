@@ -64,6 +64,7 @@ log = logging.getLogger(__name__)
 SWITCH: Final = "BATSIM_PY_LEAN"
 
 _GET: Final = (GET,)
+_READY: Final = ("SCHED_READY",)
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -447,6 +448,22 @@ class Lean:
         job.ret = -1
         return (SLEEP, walltime)
 
+    def try_quiet_reply(self, to_run: list[Actor], server: Server) -> bool:
+        """`quiet_reply` if the round about to run is a new request-reply actor and the
+        server's receive, nothing waits in the mailbox, no message is in flight and no sleep
+        ends within `WINDOW`; True if it applied the reply (the server has "ready")."""
+        engine = self.engine
+        if not (len(to_run) == 2 and type(to_run[0]) is Reply and to_run[1] is server
+                and server.pending is _GET and not engine.mailbox.queue
+                and not engine._instant):
+            return False
+        reply = cast(Reply, to_run[0])
+        heap = engine._sleeps
+        if reply.requests is not None or reply.gen is not None or (
+                heap and heap[0][0] <= engine.now + WINDOW):
+            return False
+        return self.quiet_reply(reply, server)
+
     def quiet_reply(self, reply: Reply, server: Server) -> bool:
         """The scheduler's reply applied without rounds, when nothing else can interleave.
 
@@ -464,42 +481,48 @@ class Lean:
         """
         sim = self.sim
         engine = self.engine
-        made = sim.request_reply(reply.now, reply.events)
+        answer = sim.ask(reply.now, reply.events)
         reply.events = []
-        if not isinstance(made, list):  # registrations: a generator, run by the rounds
-            reply.gen = made
-            reply.send = made.send
-            return False
-        reply.requests = made
-        runs = sim.runs
-        last = len(made) - 1
-        for i in range(last):
-            request = made[i]
-            if request[0] != PUT:
-                return False
-            decision = request[1][1]
-            kind = type(decision)
-            if kind is ExecuteJob:
-                run = runs.get(decision.job_id)
-                if run is None:
-                    return False
-                profile = run.profile
-                if type(profile) is not DelayProfile:
-                    return False
-                walltime = run.job.walltime
-                delay = profile.delay
-                if not (walltime < 0 or delay < walltime):
-                    delay = walltime
-                if not delay > WINDOW:
-                    return False
-            elif kind is not RejectJob and kind is not SetJobMetadata:
-                return False
-        ready = made[last]
-        if ready[0] != PUT:
+        clock = engine.now
+        decisions = answer.decisions
+        quiet = answer.now <= clock
+        if quiet:
+            runs = sim.runs
+            for decision in decisions:
+                if decision.timestamp > clock:
+                    quiet = False
+                    break
+                kind = type(decision)
+                if kind is ExecuteJob:
+                    run = runs.get(cast(ExecuteJob, decision).job_id)
+                    if run is None:
+                        quiet = False
+                        break
+                    profile = run.profile
+                    if type(profile) is not DelayProfile:
+                        quiet = False
+                        break
+                    walltime = run.job.walltime
+                    delay = profile.delay
+                    if not (walltime < 0 or delay < walltime):
+                        delay = walltime
+                    if not delay > WINDOW:
+                        quiet = False
+                        break
+                elif kind is not RejectJob and kind is not SetJobMetadata:
+                    quiet = False
+                    break
+        if not quiet:  # the rounds run the requests (`Simulation.reply_requests`)
+            made = sim.reply_requests(answer)
+            if isinstance(made, list):
+                reply.requests = made
+            else:  # registrations: a generator
+                reply.gen = made
+                reply.send = made.send
             return False
         spawns = sim._spawns
-        for i in range(last):
-            sim.on_decision(made[i][1])
+        for decision in decisions:
+            sim.on_decision(("DECISION", decision))
             if spawns:
                 _, run = spawns[0]
                 spawns.clear()
@@ -510,7 +533,7 @@ class Lean:
                 engine.sleep(job, self.start_job(job, run)[1])
         reply.dead = True
         server.pending = None
-        server.value = ready[1]
+        server.value = _READY
         server.state = _GOT
         return True
 
@@ -546,8 +569,30 @@ class Lean:
             mailbox.waiting = None
             server.value = request[1]
             sender.value = None
-            to_run.append(server)
-            to_run.append(sender)
+            # The round that follows, without the loop: the server handles the message, then
+            # the sender's next turn; their requests in that order. The server then usually
+            # calls the scheduler: that round is the quiet reply's, if it applies.
+            to_server = server.turn(self)
+            to_sender = sender.turn(self)
+            if to_server is None:
+                server.dead = True
+                server.value = None
+            else:
+                self.handle_request(server, to_server)
+            if to_sender is None:
+                sender.dead = True
+                sender.value = None
+            else:
+                self.handle_request(sender, to_sender)
+            if len(to_run) == 2 and self.try_quiet_reply(to_run, server):
+                to_run.clear()
+                # The round of "ready": the server's, alone (the request-reply actor is over).
+                to_server = server.turn(self)
+                if to_server is None:
+                    server.dead = True
+                    server.value = None
+                else:
+                    self.handle_request(server, to_server)
         else:
             self.handle_request(sender, request)
         return True
@@ -587,23 +632,15 @@ class Lean:
                                            "EVENTS", "EVENTS_BYE", f"{events.name}_submitter"))
         server = Server()
         engine.to_run.append(server)
-        mailbox = engine.mailbox
         ran: list[LeanActor] = []
         requests: list[tuple] = []
         spare: list[Actor] = []
         while True:
             to_run = engine.to_run
             while to_run:
-                if (len(to_run) == 2 and type(to_run[0]) is Reply and to_run[1] is server
-                        and server.pending is _GET and not mailbox.queue
-                        and not engine._instant):
-                    reply = cast(Reply, to_run[0])
-                    heap = engine._sleeps
-                    if reply.requests is None and reply.gen is None and not (
-                            heap and heap[0][0] <= engine.now + WINDOW) \
-                            and self.quiet_reply(reply, server):
-                        to_run.clear()
-                        to_run.append(server)
+                if len(to_run) == 2 and self.try_quiet_reply(to_run, server):
+                    to_run.clear()
+                    to_run.append(server)
                 engine.to_run = spare
                 ran.clear()
                 requests.clear()

@@ -397,7 +397,10 @@ class Simulation:
         decision at the decision's timestamp, then "ready" at the reply's `now`. Its requests
         as a list (a scripted actor), or a generator when a decision must be parsed as its
         message is sent (registrations)."""
-        reply = self.ask(now, events)
+        return self.reply_requests(self.ask(now, events))
+
+    def reply_requests(self, reply: d.Reply) -> list[tuple] | Generator:
+        """The requests of the request-reply actor once the reply came (`request_reply`)."""
         cost = self.master_cost
         requests: list[tuple] = []
         append = requests.append
@@ -719,6 +722,8 @@ class Simulation:
         run.alloc = alloc
         run.mapping = decision.mapping
         run.storage_mapping = decision.storage_mapping
+        if decision.profile_overrides is not None:  # (batprotocol; checked by the EDC peer)
+            run.overrides = {name: (a, m) for name, a, m in decision.profile_overrides}
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
         if self.lean_jobs:

@@ -1,11 +1,13 @@
 """The Pajé trace is written when every job is over, then rewritten at the exit clock (one
-more message round later, in batsim timing): the rewrite reuses the first write's body (a
-clone, a copy in the kernel, or by blocks: whichever the system offers) and formats only the
-new end date, with the same bytes as formatting it all again, into a new file renamed over
-the old one (never written in place)."""
+more message round later, in batsim timing). Only its trailer (the end date) changes: the
+rewrite at exit neither formats nor copies the body (the complete file is moved aside, given
+its new trailer, and moved back: never a partial trace under its name), and a rewrite of all
+the files reuses the first write's body (a clone, a copy in the kernel, or by blocks). Same
+bytes as formatting it all again, every time."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -29,16 +31,71 @@ def _run(prefix: Path):  # noqa: ANN202
         InProcess(get_scheduler("easy")))
 
 
-@pytest.mark.parametrize("means", ["clone", "kernel", "blocks"])
-def test_rewrite_at_exit_reuses_the_body(tmp_path: Path, monkeypatch, means: str) -> None:
+def _counting(monkeypatch) -> list[int]:
+    """Count the formattings of the trace's body."""
     formatted: list[int] = []
     body_bytes = PajeTrace.body_bytes
 
-    def counting(self: PajeTrace, limit: int = 1 << 22):  # noqa: ANN202
+    def counting(self: PajeTrace, limit: int = 1 << 20):  # noqa: ANN202
         formatted.append(len(self.times))
         return body_bytes(self, limit)
 
     monkeypatch.setattr(PajeTrace, "body_bytes", counting)
+    return formatted
+
+
+def test_rewrite_at_exit_changes_only_the_trailer(tmp_path: Path, monkeypatch) -> None:
+    formatted = _counting(monkeypatch)
+    inodes: list[int] = []
+    write_outputs = files.write_outputs
+
+    def note_inode(sim, prefix, *args, **kw):  # noqa: ANN001, ANN202
+        paths = write_outputs(sim, prefix, *args, **kw)
+        inodes.append(os.stat(f"{prefix}_schedule.trace").st_ino)
+        return paths
+
+    monkeypatch.setattr(run_module, "write_outputs", note_inode)
+    final = tmp_path / "out_schedule.trace"
+    sim = _run(tmp_path / "out")
+    assert sim.paje is not None and sim.paje.written is not None
+    assert len(formatted) == 1  # the first write only
+    assert len(inodes) == 2 and inodes[0] == inodes[1]  # the same file: its body not copied
+    text = final.read_text()
+    assert f"{sim.engine.now:f} root root_ct" in text  # ends at the exit clock
+    assert text == "".join(sim.paje.body_chunks()) + sim.paje.trailer(sim.engine.now)
+    assert not list(tmp_path.glob(".batsim-py-*"))  # no temporary file left
+
+
+def test_rewrite_never_shows_a_partial_trace(tmp_path: Path, monkeypatch) -> None:
+    """While the trailer is being replaced the trace is not under its name (absent, never
+    cut); a write error then makes the trace be written again in full from its records."""
+    final = tmp_path / "out_schedule.trace"
+    seen: list[bool] = []
+    trailer = PajeTrace.trailer
+
+    def failing(self: PajeTrace, end_time: float) -> str:
+        seen.append(final.exists())
+        if len(seen) == 2:  # the rewrite at exit (the first call is the first write's)
+            raise OSError(28, "No space left on device")
+        return trailer(self, end_time)
+
+    monkeypatch.setattr(PajeTrace, "trailer", failing)
+    formatted = _counting(monkeypatch)
+    sim = _run(tmp_path / "out")
+    assert seen[1] is False  # the rewrite: nothing at the trace's name meanwhile
+    assert len(formatted) == 2  # then written again in full
+    monkeypatch.setattr(PajeTrace, "trailer", trailer)
+    assert final.read_text() == ("".join(sim.paje.body_chunks())
+                                 + trailer(sim.paje, sim.engine.now))
+    assert not list(tmp_path.glob(".batsim-py-*"))
+
+
+@pytest.mark.parametrize("means", ["clone", "kernel", "blocks"])
+def test_a_full_rewrite_reuses_the_body(tmp_path: Path, monkeypatch, means: str) -> None:
+    """All files written again with no new record: the trace's body is taken from the old
+    file (cloned, else copied by the kernel, else by blocks) into the new one."""
+    sim = _run(tmp_path / "out")
+    formatted = _counting(monkeypatch)
     used: list[str] = []
     block_copy = files._block_copy
     if means != "clone":  # (a clone is refused on ext4, tmpfs...: the next means then)
@@ -47,37 +104,12 @@ def test_rewrite_at_exit_reuses_the_body(tmp_path: Path, monkeypatch, means: str
         monkeypatch.setattr(files, "_kernel_copy", lambda src, dst, count: False)
     monkeypatch.setattr(files, "_block_copy",
                         lambda *a: used.append("blocks") or block_copy(*a))
-    old = tmp_path / "out_schedule.trace"
-    sim = _run(tmp_path / "out")
-    assert sim.paje is not None and sim.paje.written is not None
-    assert len(formatted) == 1  # the first write only: the rewrite reused its body
-    assert (means == "blocks") == (used == ["blocks"])
-    text = old.read_text()
-    assert f"{sim.engine.now:f} root root_ct" in text  # ends at the exit clock
+    sim.engine.now += 1.0
+    files.write_outputs(sim, str(tmp_path / "out"), 1.0)
+    assert formatted == [] and (means == "blocks") == (used == ["blocks"])
+    text = (tmp_path / "out_schedule.trace").read_text()
     assert text == "".join(sim.paje.body_chunks()) + sim.paje.trailer(sim.engine.now)
-    assert not list(tmp_path.glob(".batsim-py-*"))  # no temporary file left
-
-
-def test_rewrite_writes_a_new_file(tmp_path: Path, monkeypatch) -> None:
-    """The first write's file is never modified: a reader holding it open (or a crash in the
-    middle of the rewrite) sees a complete trace ending at the first end date."""
-    opened: list = []
-    write_outputs = files.write_outputs
-
-    def keep_first(sim, prefix, *args, **kw):  # noqa: ANN001, ANN202
-        paths = write_outputs(sim, prefix, *args, **kw)
-        if not opened:
-            opened.append(open(f"{prefix}_schedule.trace", "rb"))  # noqa: SIM115
-        return paths
-
-    monkeypatch.setattr(run_module, "write_outputs", keep_first)
-    sim = _run(tmp_path / "out")
-    with opened[0] as first:
-        old = first.read().decode()
-    new = (tmp_path / "out_schedule.trace").read_text()
-    assert old != new and old.rpartition("# End of events")[0] == new.rpartition(
-        "# End of events")[0]
-    assert f"{sim.engine.now:f} root root_ct" in new
+    assert not list(tmp_path.glob(".batsim-py-*"))
 
 
 def test_no_reuse_when_the_file_was_replaced(tmp_path: Path) -> None:

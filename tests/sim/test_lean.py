@@ -204,6 +204,7 @@ class Busy(DecisionProcess):
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         out: list = []
+        callback = False
         for e in events:
             if isinstance(e, ev.SimulationBegins):
                 self.free = list(range(e.nb_compute_resources))
@@ -214,8 +215,10 @@ class Busy(DecisionProcess):
                     self.queue.append(e)
             elif isinstance(e, ev.JobCompleted):
                 self.free = sorted(self.free + list(self.running.pop(e.job_id)))
-            elif isinstance(e, ev.RequestedCall) and self.running:
-                out.append(d.KillJob(now, (next(iter(self.running)),)))
+            elif isinstance(e, ev.RequestedCall):
+                callback = True
+        if callback and self.running:
+            out.append(d.KillJob(now, (next(iter(self.running)),)))
         when = now
         while self.queue and self.queue[0].job.res <= len(self.free):
             job = self.queue.pop(0).job
@@ -343,3 +346,41 @@ def test_user_code_takes_the_full_engine(tmp_path: Path) -> None:
     assert seen == [2.5] and simulator.sim.kernel == "engine"
     plain = Simulator(SMALL4, [path], scheduler="fcfs", timing="ideal")
     assert plain.run().csv("jobs") == results.csv("jobs") and plain.sim.kernel == "lean"
+
+
+def _random_workload(tmp: Path, seed: int) -> list[str]:
+    """Small random workloads that collide: subtimes on a coarse grid, delays from a few values
+    (sub-precision, sub-window, fractions, whole seconds), walltimes, one or two workloads."""
+    import random
+
+    rng = random.Random(seed)
+    delays = [1e-10, 4e-4, 0.5, 1, 2, 10 / 3, 7, 7.25]
+    profiles: dict[str, dict] = {f"d{k}": {"type": "delay", "delay": v}
+                                 for k, v in enumerate(delays)}
+    profiles["seq"] = {"type": "composed", "repeat": 2, "seq": ["d1", "d3"]}
+    names = list(profiles)
+    paths = []
+    for w in range(rng.choice((1, 2))):
+        jobs = []
+        for i in range(rng.randint(5, 30)):
+            jobs.append({"id": i, "subtime": rng.choice((0, 0.5, 1)) * rng.randint(0, 12),
+                         "walltime": rng.choice((-1, -1, 2, 7, 10 / 3)),
+                         "res": rng.randint(1, 3), "profile": rng.choice(names)})
+        paths.append(_workload(tmp, f"r{seed}_{w}", jobs, profiles))
+    return paths
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_runs(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _random_workload(tmp_path, seed)
+    for name, make in (("fcfs", lambda: InProcess(get_scheduler("fcfs"))),
+                       ("easy", lambda: InProcess(get_scheduler("easy"))),
+                       ("busy", lambda: Busy(later=seed % 2 == 0))):
+        same_both_ways(tmp_path / name, RunSpec(SMALL4, paths, Options(timing="ideal")), make,
+                       monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8, 108))
+def test_many_random_runs(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    test_random_runs(seed, tmp_path, monkeypatch)
