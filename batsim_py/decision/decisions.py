@@ -33,6 +33,10 @@ class ExecuteJob:
     mapping: tuple[int, ...] | None = None  # executor i -> index into alloc
     storage_mapping: Mapping[str, int] | None = None
     additional_io_job: AdditionalIOJob | None = None
+    # batprotocol's profile_allocation_override: (profile name, machines, executor mapping)
+    # for the tasks of that profile instead of alloc/mapping (sim/jobs.py `placement`).
+    profile_overrides: tuple[tuple[str, tuple[int, ...], tuple[int, ...] | None], ...] | None \
+        = None
 
 
 @dataclass(slots=True, unsafe_hash=True)

@@ -434,14 +434,50 @@ class EdcPeer(DecisionProcess):
         except ValueError as exc:
             raise SchedulerError(f"{at}: host_allocation "
                                  f"'{alloc_desc['host_allocation']}': {exc}") from None
-        if e.get("profile_allocation_override"):
-            raise NotSupportedError(f"{at}: profile_allocation_override (placement of "
-                                    "composition sub-profiles) is not implemented by batsim-py")
         mapping = self._mapping(e["job_id"], alloc, alloc_desc, at)
         storage = None
         if e.get("storage_placement"):
             storage = {s["storage_name"]: s["host_id"] for s in e["storage_placement"]}
-        out.append(d.ExecuteJob(t, e["job_id"], alloc, mapping, storage))
+        overrides = None
+        if e.get("profile_allocation_override"):
+            overrides = self._overrides(e["job_id"], e["profile_allocation_override"], at)
+        out.append(d.ExecuteJob(t, e["job_id"], alloc, mapping, storage,
+                                profile_overrides=overrides))
+
+    def _overrides(self, job_id: str, items: list[dict[str, Any]], at: str
+                   ) -> tuple[tuple[str, tuple[int, ...], tuple[int, ...] | None], ...]:
+        """profile_allocation_override: each `workload!name` profile of the job, placed on
+        its own hosts (which must exist; as in Batsim 5 they are not checked for being
+        free, and the job's machines stay those of its main allocation)."""
+        run = self.sim.runs.get(job_id) if self.sim is not None else None
+        out: list[tuple[str, tuple[int, ...], tuple[int, ...] | None]] = []
+        for item in items:
+            profile_id = item["profile_id"]
+            workload, _, name = profile_id.partition("!")
+            where = f"{at}: profile_allocation_override of '{profile_id}'"
+            if run is not None:
+                profiles = self.sim.profiles_of.get(run.job.workload, {})
+                if workload != run.job.workload or name not in profiles:
+                    raise SchedulerError(
+                        f"{where}: not a profile of job '{job_id}''s workload (write "
+                        f"'{run.job.workload}!NAME' with a profile its job runs)")
+            try:
+                hosts = tuple(intervalset.parse(item["host_allocation"]))
+            except ValueError as exc:
+                raise SchedulerError(f"{where}: host_allocation "
+                                     f"'{item['host_allocation']}': {exc}") from None
+            if not hosts:
+                raise SchedulerError(f"{where}: the host_allocation is empty")
+            nb = len(self.sim.hosts) if self.sim is not None else None
+            if nb is not None and hosts[-1] >= nb:
+                raise SchedulerError(f"{where}: host {hosts[-1]} does not exist (hosts are "
+                                     f"0-{nb - 1})")
+            mapping = self._mapping(job_id, hosts, item, at)
+            if mapping is not None and any(not 0 <= i < len(hosts) for i in mapping):
+                raise SchedulerError(f"{where}: the executor mapping {list(mapping)} refers "
+                                     f"to hosts outside [0, {len(hosts)})")
+            out.append((name, hosts, mapping))
+        return tuple(out)
 
     def _mapping(self, job_id: str, alloc: Sequence[int], desc: dict[str, Any],
                  at: str) -> tuple[int, ...] | None:

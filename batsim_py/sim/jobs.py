@@ -70,6 +70,7 @@ class JobRun:
         "job", "profile", "state", "starting_time", "end_time", "alloc", "mapping",
         "return_code", "metadata", "actor", "kill_requested", "frames", "host", "reported",
         "abandoned", "energy", "storage_mapping", "ranks", "io_profile", "io_alloc", "inbox",
+        "overrides",
     )
 
     def __init__(self, job: Job, profile: Profile) -> None:
@@ -93,6 +94,9 @@ class JobRun:
         self.io_profile: Profile | None = None  # EXECUTE_JOB's additional_io_job (io_job.py)
         self.io_alloc: tuple[int, ...] = ()
         self.inbox: Any = None  # TO_JOB_MSG strings not read yet by a recv profile (a deque)
+        # profile name -> (machines, executor mapping) replacing alloc/mapping for its tasks
+        # (batprotocol's profile_allocation_override), or None
+        self.overrides: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None]] | None = None
         # Execution stack for progress reports: [profile, leaf start or task index] per level.
         self.frames: list[list[Any]] = []
         self.host = ""
@@ -286,8 +290,8 @@ def execute_usage_trace(
             f"job {run.job.id}: smpi_ranks_to_hosts_mapping has {len(mapping)} entries but "
             f"profile '{profile.name}' has {nb_ranks} ranks"
         )
-    executors = run.mapping if run.mapping is not None else range(len(run.alloc))
-    hosts = [sim.hosts[run.alloc[i]] for i in executors]
+    alloc, executors = placement(run, profile)
+    hosts = [sim.hosts[alloc[i]] for i in executors]
     box = f"{run.job.id}_smpi_termination"
     run.ranks = {}
     for rank in range(nb_ranks):
@@ -328,6 +332,20 @@ def rank_process(
     yield (PUT_TO, rank, sim.cost_between(host, run.host, 4.0), box)
 
 
+def placement(run: JobRun, profile: Profile) -> tuple[Sequence[int], Sequence[int]]:
+    """Where `profile`'s executors run: machines and executor i -> index into them. The job's
+    allocation, unless its ExecuteJobEvent overrides this profile's (Batsim 5 looks the task's
+    profile up in profile_allocation_override the same way, src/jobs_execution.cpp)."""
+    alloc: Sequence[int] = run.alloc
+    mapping: Sequence[int] | None = run.mapping
+    overrides = run.overrides
+    if overrides is not None:
+        found = overrides.get(profile.name)
+        if found is not None:
+            alloc, mapping = found
+    return alloc, (mapping if mapping is not None else range(len(alloc)))
+
+
 def ptask_of(sim: Simulation, run: JobRun, profile: Profile, io: Profile | None = None) -> Any:
     """The parallel task a profile runs on the job's executors (batsim-semantics §4.3), merged
     with the IO profile `io` if the job has an additional_io_job."""
@@ -336,8 +354,7 @@ def ptask_of(sim: Simulation, run: JobRun, profile: Profile, io: Profile | None 
             f"job {run.job.id}: additional_io_job cannot be merged into profile "
             f"'{profile.name}' of type {profile.type} (Batsim 4.2.1 cannot either: its "
             "matrices do not match the allocation); merge the IO into the profile instead")
-    alloc = run.alloc
-    mapping = run.mapping if run.mapping is not None else range(len(alloc))
+    alloc, mapping = placement(run, profile)
     machines = [alloc[i] for i in mapping]
     n = len(machines)
     if isinstance(profile, DataStagingProfile):

@@ -722,6 +722,8 @@ class Simulation:
         run.alloc = alloc
         run.mapping = decision.mapping
         run.storage_mapping = decision.storage_mapping
+        if decision.profile_overrides is not None:  # (batprotocol; checked by the EDC peer)
+            run.overrides = {name: (a, m) for name, a, m in decision.profile_overrides}
         run.host = self.hosts[alloc[0]]
         self.nb_running += 1
         if self.lean_jobs:
