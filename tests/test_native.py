@@ -98,6 +98,30 @@ def test_compiled_and_pure_agree_on_ten_thousand_jobs(tmp_path: Path) -> None:
     assert _without_clock(compiled["schedule.csv"]) == _without_clock(pure["schedule.csv"])
 
 
+@pytest.mark.skipif(not native.compiled_modules(), reason="installed without a compiled kernel")
+def test_compiled_lean_kernel_takes_its_shortcuts(tmp_path: Path) -> None:
+    """The lean --timing ideal kernel, compiled, takes its shortcuts (an identity test on a
+    Final tuple once made them never apply compiled, unseen: outputs stay right either way)
+    and gives the pure kernel's outputs."""
+    args = ["-p", "platforms/cluster128.xml", "-w", "workloads/gen_delay_1k_128.json",
+            "--scheduler", "easy", "--timing", "ideal"]
+    compiled = _outputs(tmp_path, args, pure=False)
+    pure = _outputs(tmp_path, args, pure=True)
+    assert compiled.keys() == pure.keys()
+    for name in compiled:
+        if name == "schedule.csv":
+            compiled[name], pure[name] = (_without_clock(compiled[name]),
+                                          _without_clock(pure[name]))
+        assert compiled[name] == pure[name], name
+    env = {k: v for k, v in os.environ.items() if k != "BATSIM_PY_PURE"}
+    out = subprocess.run([sys.executable, "-m", "batsim_py.cli", *args, "-v", "debug", "-e",
+                          str(tmp_path / "log")], cwd=PROJECT, env=env, check=True,
+                         capture_output=True, text=True).stderr
+    line = next(x for x in out.splitlines() if "scheduler replies applied without rounds" in x)
+    replies, wakes = (int(w) for w in line.split() if w.isdigit())
+    assert replies > 1000 and wakes > 1000, line
+
+
 def _without_clock(schedule: bytes) -> list[list[str]]:
     header, row = schedule.decode().splitlines()
     names, values = header.split(","), row.split(",")

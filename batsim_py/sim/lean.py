@@ -63,6 +63,7 @@ log = logging.getLogger(__name__)
 #: Environment switch: "0" forces the full engine for `--timing ideal` too (tests compare).
 SWITCH: Final = "BATSIM_PY_LEAN"
 
+# (Compared by content, never by identity: mypyc boxes a Final tuple anew at each use.)
 _GET: Final = (GET,)
 _READY: Final = ("SCHED_READY",)
 
@@ -394,6 +395,8 @@ class Lean:
         self.sim = sim
         self.engine: Engine = sim.engine
         sim.lean_jobs = True
+        self.quiet_replies = 0  # replies applied without rounds (quiet_reply)
+        self.quiet_wakes = 0  # messages handed over at once after a step (quiet_wake)
         self.cost = sim.master_cost  # every message is free and instant in ideal timing
         self.handlers: dict[str, Callable[[tuple], None]] = {
             "HELLO": _ignore,
@@ -454,7 +457,7 @@ class Lean:
         ends within `WINDOW`; True if it applied the reply (the server has "ready")."""
         engine = self.engine
         if not (len(to_run) == 2 and type(to_run[0]) is Reply and to_run[1] is server
-                and server.pending is _GET and not engine.mailbox.queue
+                and _is_get(server.pending) and not engine.mailbox.queue
                 and not engine._instant):
             return False
         reply = cast(Reply, to_run[0])
@@ -462,7 +465,10 @@ class Lean:
         if reply.requests is not None or reply.gen is not None or (
                 heap and heap[0][0] <= engine.now + WINDOW):
             return False
-        return self.quiet_reply(reply, server)
+        if self.quiet_reply(reply, server):
+            self.quiet_replies += 1
+            return True
+        return False
 
     def quiet_reply(self, reply: Reply, server: Server) -> bool:
         """The scheduler's reply applied without rounds, when nothing else can interleave.
@@ -566,6 +572,7 @@ class Lean:
             sender.dead = True
             sender.value = None
         elif request[0] == PUT:
+            self.quiet_wakes += 1
             mailbox.waiting = None
             server.value = request[1]
             sender.value = None
@@ -679,7 +686,17 @@ class Lean:
 
 def run(sim: Simulation) -> None:
     """Simulate `sim` with the lean kernel (`choose(sim)` said it can)."""
-    Lean(sim).run()
+    kernel = Lean(sim)
+    try:
+        kernel.run()
+    finally:
+        log.debug("lean kernel: %d scheduler replies applied without rounds, %d messages "
+                  "handed over at once", kernel.quiet_replies, kernel.quiet_wakes)
+
+
+def _is_get(request: tuple | None) -> bool:
+    """Whether a pending request is the server's receive (GET)."""
+    return request is not None and len(request) == 1 and request[0] == GET
 
 
 def _ignore(msg: tuple) -> None:
