@@ -26,10 +26,11 @@ Two ways of keeping the books, one after the other:
   allocation) and appends (date, allocation) to a log, the date's sign bit marking an end. The
   counts, the time sums, the last-change dates and the file's rows are computed from the log
   when asked, vectorized: the counts after each change are a cumulative sum of the machines
-  moved; the sums are the correctly rounded `math.fsum` of per-date products split exactly in
-  two doubles each; the last-change dates come from the last entries (a backwards scan that
-  stops once every machine is seen). This is what a run of a million jobs pays per job: two
-  appends and a slice assignment.
+  moved; the sums are exact integers, computed by chunks with int64 arrays (each date's
+  53-bit mantissa cut in three pieces, the products summed per binary exponent), divided once
+  at the end like the live books' sums; the last-change dates come from the last entries (a
+  backwards scan that stops once every machine is seen). This is what a run of a million
+  jobs pays per job: two appends and a slice assignment.
 - The live books (once anything else happens: a `set`, compute sharing, a reader of
   `last_change`): the log is turned into the live per-machine arrays, counts, rows and exact
   integer sums (dates in units of 2**-scale seconds, the scale growing when a finer date comes;
@@ -40,11 +41,9 @@ Two ways of keeping the books, one after the other:
 
 from __future__ import annotations
 
-import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -60,10 +59,31 @@ NAMES = ("sleeping", "switching_on", "switching_off", "idle", "computing", "unav
 BLOCK = 4
 _STATE_BYTES = [bytes((s,)) for s in range(len(NAMES))]
 _JOBS = (array("q", [0]), array("q", [1]))
-# A date split in two doubles of at most 26 and 27 significant bits: each times a count below
-# 2**26 is exact.
-_HIGH_BITS = np.uint64(~((1 << 27) - 1) & ((1 << 64) - 1))
-_MAX_COUNT = 1 << 26
+
+
+class _Fill(dict):
+    """One state's byte repeated n times, by n: made once for the lengths up to 4,096 (at
+    most 8 MB), a lookup afterwards."""
+
+    def __init__(self, state: int) -> None:
+        super().__init__()
+        self.byte = bytes((state,))
+
+    def __missing__(self, n: int) -> bytes:
+        fill = self.byte * n
+        if n <= 4096:
+            self[n] = fill
+        return fill
+
+
+def _fills(state: int, nb_machines: int) -> Sequence[bytes]:
+    """A block's new states by its length: a list (the fastest lookup) on up to 1,024
+    machines (at most 0.5 MB), else a _Fill."""
+    if nb_machines <= 1024:
+        return [bytes((state,)) * n for n in range(nb_machines + 1)]
+    return _Fill(state)
+_MAX_COUNT = 1 << 26  # machines moved at one date at most, for the vectorized exact sums
+_PIECE = (1 << 18) - 1
 _CHUNK = 1 << 16  # log entries read at a time at the end
 _SCAN = 1024  # log entries of the last chunk scanned for the last-change dates (then x4)
 
@@ -71,12 +91,14 @@ _SCAN = 1024  # log entries of the last chunk scanned for the last-change dates 
 class MachineStates:
     __slots__ = ("state", "nb_compute", "_nb_jobs", "_last_change", "nb_shared", "_counts",
                  "_sums", "_scale", "_date", "_units_of_date", "_one_date", "_row_times",
-                 "_rows", "tracing", "listener", "_log", "_log_dates", "_jobs_view")
+                 "_rows", "tracing", "listener", "_log", "_log_dates", "_jobs_view", "_busy",
+                 "_free")
 
     def __init__(self, nb_machines: int, nb_compute: int, tracing: bool = True) -> None:
         # Flat C arrays: indexed one machine at a time like lists, but a block of a thousand
         # machines is counted and reset by single C calls (bytearray.count, slice assignment).
         self.state = bytearray([IDLE]) * nb_machines
+        self._busy, self._free = _fills(COMPUTING, nb_machines), _fills(IDLE, nb_machines)
         self.nb_compute = nb_compute
         # The log: allocations (() for a row alone), and their dates, negative for an end
         # (the sign bit: an end at 0 is -0.0). None once the live books are kept.
@@ -157,7 +179,7 @@ class MachineStates:
                 lo, hi = alloc.start, alloc.stop
                 state = self.state
                 if 0 <= lo < hi and state.count(IDLE, lo, hi) == hi - lo:
-                    state[lo:hi] = _STATE_BYTES[COMPUTING] * (hi - lo)
+                    state[lo:hi] = self._busy[hi - lo]
                     self._log_dates.append(now)
                     log.append(alloc)
                     if self.listener is not None:
@@ -184,7 +206,7 @@ class MachineStates:
                 lo, hi = alloc.start, alloc.stop
                 state = self.state
                 if 0 <= lo < hi and state.count(COMPUTING, lo, hi) == hi - lo:
-                    state[lo:hi] = _STATE_BYTES[IDLE] * (hi - lo)
+                    state[lo:hi] = self._free[hi - lo]
                     self._log_dates.append(-(now + 0.0))  # (+ 0.0: an int 0 becomes 0.0)
                     log.append(alloc)
                     if self.listener is not None:
@@ -251,7 +273,9 @@ class MachineStates:
 
     def _last_changes(self) -> np.ndarray:
         """Each machine's last change date from the log (0.0 for a machine never changed):
-        the log is scanned backwards, chunk by chunk, until every machine is seen."""
+        the log is scanned backwards, by chunks (1,024 entries, then 4 times more each time up
+        to 65,536), until every machine is seen; a machine never changed makes the scan read
+        the whole log (about 0.1 s per million entries of ranges)."""
         log = self._log
         assert log is not None
         nb = len(self.state)
@@ -260,29 +284,14 @@ class MachineStates:
         end, size = len(log), _SCAN
         while end > 0 and not seen.all():
             start = max(0, end - size)
-            los: list[int] = []
-            his: list[int] = []
-            entries: list[int] = []
-            for e in range(start, end):
-                alloc = log[e]
-                if type(alloc) is range and alloc.step == 1:
-                    los.append(alloc.start)
-                    his.append(alloc.stop)
-                    entries.append(e)
-                else:
-                    for m in alloc:
-                        los.append(m)
-                        his.append(m + 1)
-                        entries.append(e)
-            if entries:
-                latest = _latest_cover(np.array(los, dtype=np.int64),
-                                       np.array(his, dtype=np.int64),
-                                       np.array(entries, dtype=np.int64), nb)
+            los, his, entries = _intervals(log[start:end], start)
+            if len(entries):
+                latest = _latest_cover(los, his, entries, nb)
                 new = (latest >= 0) & ~seen
                 dates = np.frombuffer(self._log_dates[start:end], dtype=np.float64)
                 last[new] = np.abs(dates[latest[new] - start])
                 seen |= new
-            end, size = start, size * 4
+            end, size = start, min(size * 4, _CHUNK)
         return last
 
     def _leave_log(self) -> None:
@@ -327,37 +336,29 @@ class MachineStates:
         assert len(self._nb_jobs) == nb
 
     def _time_in_log(self) -> dict[str, float] | None:
-        """time_in from the log: per state, the correctly rounded sum of (machines that left
-        minus machines that entered) x date over the dates, plus the open intervals' starts;
-        None when a product or a partial sum would not fit in a double (then the integer
-        sums do it)."""
-        pieces = [np.zeros(0)]
+        """time_in from the log: per state, the exact sum of (machines that left minus
+        machines that entered) x date over the dates, plus the open intervals' starts, as
+        one integer over a power of two (so int / int rounds it correctly once, inf beyond
+        the doubles, as the live books do); None when a count is too large for the
+        vectorized sum (then the live books do it)."""
+        moves = _ExactSum()
         for dates, moved in self._log_chunks():
             # (a run of equal dates cut by a chunk's end is two terms: as exact)
             firsts = _runs_of_equal(dates)
             net = np.add.reduceat(moved, firsts)
             keep = net != 0
-            at, net = dates[firsts][keep], net[keep]
-            if len(net) and int(np.abs(net).max()) >= _MAX_COUNT:
+            if keep.any() and int(np.abs(net[keep]).max()) >= _MAX_COUNT:
                 return None
-            high = (at.view(np.uint64) & _HIGH_BITS).view(np.float64)
-            factor = net.astype(np.float64)
-            with np.errstate(over="ignore", invalid="ignore"):
-                parts = np.concatenate((factor * high, factor * (at - high)))
-            if not np.isfinite(parts).all():
-                return None
-            pieces.append(parts[parts != 0])
-        parts = np.concatenate(pieces)
-        del pieces
+            moves.add(dates[firsts][keep], net[keep])
         last = self._last_changes()
         states = np.frombuffer(self.state, dtype=np.uint8)
-        try:  # (idle gained what computing lost: the same parts, negated)
-            out = {name: 0.0 for name in NAMES}
-            out["idle"] = math.fsum(_chain(parts, last[states == IDLE])) + 0.0
-            np.negative(parts, out=parts)
-            out["computing"] = math.fsum(_chain(parts, last[states == COMPUTING])) + 0.0
-        except OverflowError:
-            return None
+        out = {name: 0.0 for name in NAMES}
+        gained, exponent = moves.total()  # (by idle: machines that went computing, x date)
+        for name, state, sign in (("idle", IDLE, 1), ("computing", COMPUTING, -1)):
+            opened = _ExactSum()
+            starts = last[states == state]
+            opened.add(starts, np.ones(len(starts), dtype=np.int64))
+            out[name] = _ExactSum.ratio((sign * gained, exponent), opened.total())
         return out
 
     # ------------------------------------------------------------------ results
@@ -375,7 +376,8 @@ class MachineStates:
             for dates, moved in self._log_chunks(size):
                 busy = np.cumsum(moved) + busy_before
                 busy_before = int(busy[-1])
-                for b in np.unique(busy).tolist():
+                # (np.unique would import numpy.ma: 0.1-0.3 s)
+                for b in np.flatnonzero(np.bincount(busy)).tolist():
                     if suffixes[b] is None:
                         suffixes[b] = machine_states_csv.COUNTS % (
                             0, 0, 0, self.nb_compute - b, b)
@@ -553,14 +555,83 @@ def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[new], which
 
 
-def _chain(*arrays: Any) -> Iterator[float]:
-    """The arrays' nonzero values as Python floats, one at a time (no list of millions of
-    floats; C-level iterators all the way)."""
-    views = []
-    for values in arrays:
-        values = np.asarray(values, dtype=np.float64)
-        views.append(memoryview(np.ascontiguousarray(values[values != 0])))
-    return chain.from_iterable(views)
+class _ExactSum:
+    """An exact sum of count x date terms, vectorized: each date is an integer mantissa M
+    of 53 bits times 2**E (np.frexp), cut in three pieces of 18 bits; a count below 2**26
+    times a piece is below 2**44, so the sums of up to 2**16 of them per exponent fit in
+    int64 exactly. The pieces' sums become Python integers per distinct exponent (a few per
+    chunk of dates)."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self) -> None:
+        self.terms: list[tuple[int, int]] = []  # (integer, exponent of 2)
+
+    def add(self, dates: np.ndarray, counts: np.ndarray) -> None:
+        """Add sum(counts * dates) (dates finite, |counts| < 2**26)."""
+        for lo in range(0, len(dates), 1 << 16):
+            mantissa, exponent = np.frexp(dates[lo:lo + (1 << 16)])
+            whole = (mantissa * float(1 << 53)).astype(np.int64)  # (exact)
+            count = counts[lo:lo + (1 << 16)].astype(np.int64)
+            order = np.argsort(exponent, kind="stable")
+            exponent = exponent[order]
+            whole, count = whole[order], count[order]
+            firsts = _runs_of_equal(exponent) if len(exponent) else np.zeros(0, np.int64)
+            sums = [np.add.reduceat(count * ((whole >> shift) & _PIECE), firsts).tolist()
+                    if len(firsts) else [] for shift in (0, 18, 36)]
+            for e, s0, s1, s2 in zip(exponent[firsts].tolist(), *sums, strict=True):
+                self.terms.append((s0 + (s1 << 18) + (s2 << 36), e - 53))
+
+    def total(self) -> tuple[int, int]:
+        """The sum as (integer, exponent of 2)."""
+        if not self.terms:
+            return 0, 0
+        low = min(e for _, e in self.terms)
+        return sum(v << (e - low) for v, e in self.terms), low
+
+    @staticmethod
+    def ratio(a: tuple[int, int], b: tuple[int, int]) -> float:
+        """a + b as the nearest double (inf beyond the doubles)."""
+        low = min(a[1], b[1])
+        total = (a[0] << (a[1] - low)) + (b[0] << (b[1] - low))
+        try:
+            return total * 2.0 ** low if low >= 0 else total / (1 << -low) + 0.0
+        except OverflowError:
+            return float("inf")
+
+
+def _intervals(allocs: list[Sequence[int]], first: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The machines of log entries `first`, `first` + 1, ... as intervals [lo, hi) and the
+    entry of each: read by C-level maps when every entry is a range of step 1 (the usual
+    case), else entry by entry."""
+    n = len(allocs)
+    if set(map(type, allocs)) == {range}:
+        steps = np.fromiter(map(_STEP, allocs), dtype=np.int64, count=n)
+        if (steps == 1).all():
+            los = np.fromiter(map(_START, allocs), dtype=np.int64, count=n)
+            his = np.fromiter(map(_STOP, allocs), dtype=np.int64, count=n)
+            keep = his > los
+            return los[keep], his[keep], np.arange(first, first + n, dtype=np.int64)[keep]
+    lo_list: list[int] = []
+    hi_list: list[int] = []
+    entries: list[int] = []
+    for e, alloc in enumerate(allocs, first):
+        if type(alloc) is range and alloc.step == 1:
+            if len(alloc):
+                lo_list.append(alloc.start)
+                hi_list.append(alloc.stop)
+                entries.append(e)
+        else:
+            for m in alloc:
+                lo_list.append(m)
+                hi_list.append(m + 1)
+                entries.append(e)
+    return (np.array(lo_list, dtype=np.int64), np.array(hi_list, dtype=np.int64),
+            np.array(entries, dtype=np.int64))
+
+
+_START, _STOP, _STEP = attrgetter("start"), attrgetter("stop"), attrgetter("step")
 
 
 def _latest_cover(lo: np.ndarray, hi: np.ndarray, entry: np.ndarray, nb: int) -> np.ndarray:

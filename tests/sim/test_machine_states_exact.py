@@ -270,3 +270,30 @@ def test_wide_jobs_at_dates_of_full_precision() -> None:
         plain.job_ends(list(range(lo, hi)), now)
     expected = {name: float(plain.time[i]) for i, name in enumerate(NAMES)}
     assert fast.time_in() == expected
+
+
+def test_huge_and_subnormal_dates_from_the_log() -> None:
+    """Products that fit in a double but partial sums that do not (the integer sums take
+    over: a total beyond the doubles is inf), and dates below the normal doubles."""
+    fast, plain = MachineStates(2, 2), PlainStates(2)
+    for alloc, now, start in (((0,), 1.6e308, True), ((1,), 1.7e308, True),
+                              ((0,), 1.75e308, False), ((1,), 1.79e308, False)):
+        (fast.job_starts if start else fast.job_ends)(alloc, now)
+        (plain.job_starts if start else plain.job_ends)(list(alloc), now)
+    times = fast.time_in()
+    assert times["idle"] == float("inf")  # 3.3e308
+    assert times["computing"] == float(plain.time[COMPUTING])
+    tiny, plain = MachineStates(3, 3), PlainStates(3)
+    for alloc, now, start in (((0, 1), 5e-324, True), ((2,), 3 * 5e-324, True),
+                              ((0, 1), 7 * 5e-324, False), ((0,), 2.5e-308, True)):
+        (tiny.job_starts if start else tiny.job_ends)(alloc, now)
+        (plain.job_starts if start else plain.job_ends)(list(alloc), now)
+    expected = {name: float(plain.time[i]) for i, name in enumerate(NAMES)}
+    assert tiny.time_in() == expected and expected["computing"] == 12 * 5e-324
+
+
+def test_counts_too_large_for_the_vectorized_sums(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More machines moved at one date than the int64 pieces allow (2**26; here lowered to
+    4): the log is turned into the live books, whose integer sums take any count."""
+    monkeypatch.setattr(machines, "_MAX_COUNT", 4)
+    _plain_run(3, steps=200, nb=20, leave_at=None)
