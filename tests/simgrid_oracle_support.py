@@ -111,6 +111,7 @@ class ForkServers:
         import threading
 
         proc = self.idle.get()
+        status = ""
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 path, out = os.path.join(tmp, "case.json"), os.path.join(tmp, "out.json")
@@ -140,7 +141,8 @@ class ForkServers:
                 with open(out) as f:
                     return json.load(f)
         finally:
-            if proc.poll() is not None:  # killed: a new server for the next case
+            if not status:  # no answer: the server is dead or dying (its pipe closes before
+                self._kill(proc)  # it can be reaped): a new server for the next case
                 proc.wait()
                 proc = self._start()
                 self.all.append(proc)

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from family_cases import engine_dates, family_case, rows_of
-from oracle_cases import simgrid_dates
-from simgrid_oracle_support import simgrid_available
+from oracle_cases import ORACLE, simgrid_dates
+from simgrid_oracle_support import ForkServers, simgrid_available
 
 from batsim_py.sharing.solver import SolveInfo
 from batsim_py.sharing.stepping import completion_dates
@@ -46,17 +46,23 @@ def test_the_family_holds_both_kinds_of_cases() -> None:
     assert any(converged) and not all(converged)
 
 
-def _compare(seed: int) -> tuple[int, bool, np.ndarray, np.ndarray | None]:
+def _compare(servers: ForkServers, seed: int) -> tuple[int, bool, np.ndarray, np.ndarray | None]:
     case, ours, converged = _reference(seed)
-    return seed, converged, ours, simgrid_dates(case, timeout=120.0 if converged else 5.0)
+    return seed, converged, ours, simgrid_dates(case, 120.0 if converged else 5.0,
+                                                servers)
 
 
 @pytest.mark.slow
 def test_the_family_matches_simgrid_where_it_ends() -> None:
     if not simgrid_available():
         pytest.skip("Debian python3-simgrid is not installed (apt-get install python3-simgrid)")
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        results = list(pool.map(_compare, sorted({*range(N_CASES), *LONG_DRAINS})))
+    servers = ForkServers(str(ORACLE), os.cpu_count() or 2)  # simgrid imported once
+    try:
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            results = list(pool.map(lambda seed: _compare(servers, seed),
+                                    sorted({*range(N_CASES), *LONG_DRAINS})))
+    finally:
+        servers.close()
     wrong = []
     for seed, converged, ours, theirs in results:
         if converged != (theirs is not None):

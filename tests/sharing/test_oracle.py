@@ -13,27 +13,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from oracle_cases import ORACLE, our_dates, random_case
+from oracle_cases import ORACLE, our_dates, random_case, simgrid_dates
 from simgrid_oracle_support import ForkServers, simgrid_available
 
 N_CASES = int(os.environ.get("BATSIM_PY_ORACLE_CASES", "400"))
 HANG_SEEDS = [465, 2787]  # found by the generator: SimGrid spins in fair bottleneck
 
 
-def simgrid_dates(servers: ForkServers, case: dict, timeout: float) -> np.ndarray | None:
-    """oracle_cases.simgrid_dates in a fork of a Python that imported simgrid once (the
-    import and start-up were most of a case's time): None if SimGrid did not finish within
-    `timeout`."""
-    try:
-        return np.array(servers.run(case, timeout)["ends"], dtype=np.float64)
-    except TimeoutError:
-        return None
-
-
 def _compare(servers: ForkServers, seed: int) -> tuple[int, float | None, bool, bool]:
     case = random_case(seed)
     ours, converged = our_dates(case)
-    theirs = simgrid_dates(servers, case, timeout=120.0 if converged else 5.0)
+    theirs = simgrid_dates(case, 120.0 if converged else 5.0, servers)
     if theirs is None:
         return seed, None, converged, True
     rel = float(np.max(np.abs(ours - theirs) / np.maximum(np.abs(theirs), 1e-300)))
@@ -72,4 +62,4 @@ def test_simgrid_hangs_where_rounds_never_end(oracle: ForkServers, seed: int) ->
     case = random_case(seed)
     dates, converged = our_dates(case)
     assert not converged and np.all(np.isfinite(dates))
-    assert simgrid_dates(oracle, case, timeout=5.0) is None
+    assert simgrid_dates(case, 5.0, oracle) is None
