@@ -18,8 +18,12 @@ sleeps. This kernel keeps exactly what decides those and drops the rest:
   (`Submitter`), the request-reply actor (`Reply`, the `Simulation.request_reply` list).
   Rarer actors (waiters of CALL_ME_LATER, killers, executors of composed profiles) run the full
   engine's generators as they are (`Gen`).
-- A scheduler reply that nothing else can interleave with is applied without rounds
-  (`Lean.quiet_reply`, see there), decision after decision as the rounds would.
+- The common dates take shortcuts where nothing else can interleave (see each one for the
+  exact conditions, those under which the engine itself delivers its messages at once): a
+  step that wakes one job or submitter while the server waits hands its message over without
+  a transfer and runs the server's handling at once (`Lean.quiet_wake`); a scheduler reply
+  made only of quiet decisions is applied without rounds, decision after decision as the rounds
+  would (`Lean.quiet_reply`). A debug line at the end counts them.
 
 `why_not(sim)` chooses, before the run, from the inputs and the peer: anything this kernel does
 not cover (profiles other than delays and composed sequences of delays, energy, platform
