@@ -17,6 +17,9 @@ from batsim_py.rapidjson_number import rapidjson_double
 _last = [1.0, 1.0]  # the last time converted, and its wire value (events come in bursts)
 _LIMIT: Final = 1125899906842624.0  # 2^50: |t x 1e6| below it, round6's integers are exact
 _ULP: Final = 2.220446049250313e-16  # 2^-52: t x 1e6 is within |y| x ULP / 2 of its value
+# Below it in magnitude, a double with at most 6 decimals reads back as itself (`read_back`):
+# its repr has at most 16 significant digits, an integer significand below 2^53 (9e9 x 1e6).
+EXACT_READ_LIMIT: Final = 9e9
 
 
 # (`Any`: an int stays an int; mypyc would turn an int given for a `float | int` into a float)
@@ -76,13 +79,19 @@ def read_back(x: Any) -> Any:  # (an int stays an int, as in wire_time)
     `json.dumps` does) and RapidJSON parses it (`rapidjson_number`).
 
     Every path that hands Batsim a scheduler's number (the ZeroMQ peer reads the text, the
-    in-process peers call this) gives the same double. A value with at most 6 decimals below
-    1e9 (any time taken from a Batsim message) has at most 15 significant digits, which
-    RapidJSON's fast path converts exactly: it is returned at once. Any other value (a
-    scheduler's own sum such as `now + 100 / 3`, 17-digit reprs, huge or tiny numbers) goes
-    through the conversion itself, which may land an ulp or more away.
+    in-process peers call this) gives the same double. A float with at most 6 decimals below
+    `EXACT_READ_LIMIT` (any time taken from a Batsim message; simulations pass 1e9 s) is
+    returned at once: its repr (the shortest that reads back) has at most as many digits as
+    its `%.6f`, so RapidJSON's fast path holds an integer significand below 2^53, exact as a
+    double, and divides it once by an exact power of ten, correctly rounded: back to the float.
+    (An int is returned at once below 1e9, where RapidJSON keeps it an integer.) Any other
+    value (a scheduler's own sum such as `now + 100 / 3`, 17-digit reprs, huge or tiny
+    numbers) goes through the conversion itself, which may land an ulp or more away.
     """
-    if -1e9 < x < 1e9 and (type(x) is not float or round6(x) == x):
+    if type(x) is float:
+        if -EXACT_READ_LIMIT < x < EXACT_READ_LIMIT and round6(x) == x:
+            return x
+    elif -1e9 < x < 1e9:
         return x  # (an int has no decimals)
     last = _last_read
     if x != last[0] or x == 0.0:  # (a zero's sign is not told by ==)

@@ -76,3 +76,24 @@ def test_round6_is_round_near_ties() -> None:
                   odd / 128, odd / 2 ** rnd.randrange(1, 40)]
     for x in cases:
         assert repr(round6(x)) == repr(round(x, 6)), x
+
+
+def test_six_decimal_times_past_1e9_read_back_as_themselves() -> None:
+    """`read_back` returns a 6-decimal float below EXACT_READ_LIMIT at once (the in-process
+    peer's shortcut past 1e9 s of simulated time): check that RapidJSON's own conversion of its
+    repr (`rapidjson_double`) gives it back, on random times up to the limit and at its edge."""
+    from batsim_py.rapidjson_number import rapidjson_double
+    from batsim_py.wire import EXACT_READ_LIMIT, read_back
+
+    rng = random.Random(7)
+    limit_us = int(EXACT_READ_LIMIT * 1e6)
+    micros = [rng.randrange(10**15, limit_us) for _ in range(20_000)]
+    micros += list(range(limit_us - 2000, limit_us)) + list(range(10**15, 10**15 + 2000))
+    for us in micros:
+        for t in (us / 1e6, -us / 1e6):
+            assert round6(t) == t
+            assert rapidjson_double(repr(t)) == t, repr(t)
+            assert read_back(t) == t
+    # ints past 1e9 are still converted (RapidJSON reads their float repr as a double)
+    assert type(read_back(2_000_000_000)) is float
+    assert type(read_back(999_999_999)) is int
