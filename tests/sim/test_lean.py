@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from call_recorder import Recorder
 
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
@@ -44,21 +45,6 @@ IN_PROCESS = ["a2_paper800_fcfs_cluster32", "a_delays_fcfs_small", "b2_paper800_
 REPLAYED = ["b5_paper800_batsched_easy_cluster32", "e2_kill_batsched_killer_seq_small",
             "e3_kill_batsched_killer2_delays_small", "e4_kill_pybatsim_fcfsKiller_seq_small",
             "e5_reject_batsched_rejecter_small"]
-
-
-class Recorder(DecisionProcess):
-    """Keeps every call: its date and events (batches as the scheduler got them)."""
-
-    def __init__(self, inner: DecisionProcess) -> None:
-        self.inner = inner
-        self.calls: list[tuple[float, tuple[Event, ...]]] = []
-
-    def exchange(self, now: float, events: Sequence[Event]) -> Reply:
-        self.calls.append((now, tuple(events)))
-        return self.inner.exchange(now, events)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def _run(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess], full: bool,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from call_recorder import Recorder
 
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
@@ -42,21 +43,6 @@ CASES = sorted(
 
 def _scheduler(name: str) -> DecisionProcess:
     return InProcess(get_scheduler(name))
-
-
-class Recorder(DecisionProcess):
-    """Keeps every call: its date and events (batches as the scheduler got them)."""
-
-    def __init__(self, inner: DecisionProcess) -> None:
-        self.inner = inner
-        self.calls: list[tuple[float, tuple[Event, ...]]] = []
-
-    def exchange(self, now: float, events: Sequence[Event]) -> Reply:
-        self.calls.append((now, tuple(events)))
-        return self.inner.exchange(now, events)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def _run(tmp: Path, platform: str, workloads: list[str], scheduler: Any, instant: bool,
