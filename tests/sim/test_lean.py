@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from call_recorder import Recorder
+from kernel_pair import Recorder, output_files
 
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
@@ -66,15 +66,7 @@ def _run(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess], full: bo
             run_simulation(run_spec, recorder, setup=lambda sim: kernel.append(sim))
         except SchedulerError as exc:
             error = str(exc)
-    files = {}
-    for path in sorted(prefix.parent.iterdir()):
-        data = path.read_bytes()
-        if path.name.endswith("schedule.csv"):  # its two wall-clock columns vary
-            header, row = data.decode().splitlines()
-            names, values = header.split(","), row.split(",")
-            data = ",".join(v for n, v in zip(names, values, strict=True)
-                            if n not in ("simulation_time", "scheduling_time")).encode()
-        files[path.name] = data
+    files = output_files(prefix.parent)
     return recorder.calls, files, kernel[0].kernel, error
 
 

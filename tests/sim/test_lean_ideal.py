@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from call_recorder import Recorder
+from kernel_pair import Recorder, output_files
 
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
@@ -57,15 +57,7 @@ def _run(tmp: Path, platform: str, workloads: list[str], scheduler: Any, instant
     run_simulation(RunSpec(platform, workloads,
                            Options(export_prefix=str(prefix), timing="ideal", energy=energy),
                            mmax_workload=mmax_workload), recorder, setup=setup)
-    files = {}
-    for path in sorted(prefix.parent.iterdir()):
-        data = path.read_bytes()
-        if path.name.endswith("schedule.csv"):  # its two wall-clock columns vary
-            header, row = data.decode().splitlines()
-            names, values = header.split(","), row.split(",")
-            data = ",".join(v for n, v in zip(names, values, strict=True)
-                            if n not in ("simulation_time", "scheduling_time")).encode()
-        files[path.name] = data
+    files = output_files(prefix.parent)
     return recorder.calls, files
 
 
