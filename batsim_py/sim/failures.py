@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from batsim_py.decision import events as ev
-
 
 def crash_jobs(sim: Any, machines: Iterable[int]) -> None:
     """Kill now the running jobs of `sim` that use one of `machines`; report them completed."""
@@ -35,8 +33,4 @@ def crash_jobs(sim: Any, machines: Iterable[int]) -> None:
         sim.paje_job_ends(run, now)
         sim.job_energy_end(run, now)
         run.reported = True  # a KILL_JOB of the scheduler still pending reports nothing more
-        sim.nb_running -= 1
-        sim.nb_completed += 1
-        sim.events.append(ev.JobCompleted(sim.stamp(), run.job.id, run.state, run.return_code,
-                                          run.alloc))
-        sim.write_job_row(run)
+        sim.on_job_completed(("JOB_COMPLETED", run))  # reported as any job end is
