@@ -46,9 +46,9 @@ IN_PROCESS = ["a2_paper800_fcfs_cluster32", "a_delays_fcfs_small", "b2_paper800_
 # that take no time, or jobs' parallel tasks always in flight).
 TAKEN = ["a2_paper800_fcfs_cluster32", "a_delays_fcfs_small", "b2_paper800_easy_cluster32",
          "b_delays_easy_small", "c4_sequence_delay_fcfs_small"]
-REPLAYED = ["b3_paper800_easysjf_cluster32", "b5_paper800_batsched_easy_cluster32", "e2_kill_batsched_killer_seq_small",
-            "e3_kill_batsched_killer2_delays_small", "e4_kill_pybatsim_fcfsKiller_seq_small",
-            "e5_reject_batsched_rejecter_small"]
+REPLAYED = ["b3_paper800_easysjf_cluster32", "b5_paper800_batsched_easy_cluster32",
+            "e2_kill_batsched_killer_seq_small", "e3_kill_batsched_killer2_delays_small",
+            "e4_kill_pybatsim_fcfsKiller_seq_small", "e5_reject_batsched_rejecter_small"]
 
 
 def _run(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess], quiet: bool,
