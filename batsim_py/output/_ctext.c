@@ -18,8 +18,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
-#define API_VERSION 1 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 2 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -328,7 +330,17 @@ typedef struct {
     int64_t nb_defined;
     JobList *others;        /* per machine: jobs sharing it with the one it shows */
     int64_t nb_others;
+    /* Each machine's number as text, 8 bytes a machine (its length in numlen), so that a
+     * line copies it instead of dividing; NULL on more than NUMTAB_MAX machines. */
+    char *numtab;
+    unsigned char *numlen;
+    Buf line;               /* a record's line head and value (`record`) */
+    Buf out;                /* the block `write` formats before writing it */
+    int busy;               /* `write` is running (the GIL is released while it writes) */
 } TraceEvents;
+
+#define NUMTAB_MAX (1 << 20)  /* machines with a table of numbers (8 MB at most) */
+#define WRITE_BLOCK (1 << 20) /* bytes formatted before each write(2) */
 
 static void trace_dealloc(TraceEvents *self) {
     Py_XDECREF(self->ids);
@@ -340,6 +352,10 @@ static void trace_dealloc(TraceEvents *self) {
     Py_XDECREF(self->jobs);
     PyMem_Free(self->shown);
     PyMem_Free(self->defined);
+    PyMem_Free(self->numtab);
+    PyMem_Free(self->numlen);
+    PyMem_Free(self->line.data);
+    PyMem_Free(self->out.data);
     if (self->others != NULL) {
         for (int64_t m = 0; m < self->n; m++)
             PyMem_Free(self->others[m].items);
@@ -357,6 +373,10 @@ static int trace_init(TraceEvents *self, PyObject *args, PyObject *kwds) {
         return -1;
     if (n < 0 || PyList_GET_SIZE(colors) == 0) {
         PyErr_SetString(PyExc_ValueError, "TraceEvents: bad machine count or no colours");
+        return -1;
+    }
+    if (self->ids != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: initialised twice");
         return -1;
     }
     self->n = n;
@@ -379,6 +399,20 @@ static int trace_init(TraceEvents *self, PyObject *args, PyObject *kwds) {
         self->shown[m] = -1;
     self->nb_defined = 0;
     self->nb_others = 0;
+    if (n <= NUMTAB_MAX) {
+        self->numtab = PyMem_Malloc((size_t)(n ? n : 1) * 8);
+        self->numlen = PyMem_Malloc((size_t)(n ? n : 1));
+        if (self->numtab == NULL || self->numlen == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (int64_t m = 0; m < n; m++) {
+            char *end = put_u64(self->numtab + 8 * m, (uint64_t)m);
+            self->numlen[m] = (unsigned char)(end - (self->numtab + 8 * m));
+        }
+    }
+    if (buf_init(&self->line, 512) < 0)
+        return -1;
     return 0;
 }
 
@@ -466,39 +500,97 @@ static int state_job(TraceEvents *self, Buf *b, const char *date, Py_ssize_t dat
     return 0;
 }
 
-static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, int64_t k) {
-    char date[400];
-    Py_ssize_t date_len;
-    {
-        Buf d;
-        if (buf_init(&d, 64) < 0)
-            return -1;
-        if (buf_fixed6(&d, t) < 0 || d.len > (Py_ssize_t)sizeof(date)) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "date too long");
-            buf_free(&d);
-            return -1;
-        }
-        memcpy(date, d.data, (size_t)d.len);
-        date_len = d.len;
-        buf_free(&d);
+/* The lines `<head><machine><value>` of machines lo, lo + step, ... (`count` of them, each
+ * in [0, n): checked by the caller), where head is a record's `6 <date> machine_state m` and
+ * value ` j<id>\n` or ` w\n`: three copies a line, the machine's number from the table. */
+static int emit_lines(TraceEvents *self, Buf *b, const char *head, Py_ssize_t hlen,
+                      const char *value, Py_ssize_t vlen, int64_t lo, int64_t step,
+                      Py_ssize_t count) {
+    if (count <= 0)
+        return 0;
+    if (count > (PY_SSIZE_T_MAX - b->len) / (hlen + vlen + 24)) {
+        PyErr_NoMemory();
+        return -1;
     }
+    if (buf_reserve(b, count * (hlen + vlen + 24)) < 0)
+        return -1;
+    char *p = b->data + b->len;
+    const char *tab = self->numtab;
+    const unsigned char *lens = self->numlen;
+    int64_t m = lo;
+    for (Py_ssize_t i = 0; i < count; i++, m += step) {
+        memcpy(p, head, (size_t)hlen);
+        p += hlen;
+        if (tab != NULL) {  /* (8 bytes copied, its length kept: room was reserved) */
+            memcpy(p, tab + 8 * m, 8);
+            p += lens[m];
+        } else {
+            p = put_u64(p, (uint64_t)m);
+        }
+        memcpy(p, value, (size_t)vlen);
+        p += vlen;
+    }
+    b->len = p - b->data;
+    return 0;
+}
+
+static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, int64_t k) {
     if (k < 0 || k >= PyList_GET_SIZE(self->allocs)) {
         PyErr_SetString(PyExc_IndexError, "job ordinal out of range");
         return -1;
     }
+    /* The record's line head `6 <date> machine_state m` and, for a start, its value
+     * ` j<id>\n`, made once (the date formatted once) in self->line. */
+    Buf *line = &self->line;
+    line->len = 0;
+    if (BUF_LIT(line, "6 ") < 0 || buf_fixed6(line, t) < 0)
+        return -1;
+    Py_ssize_t date_len = line->len - 2;
+    if (BUF_LIT(line, " machine_state m") < 0)
+        return -1;
+    Py_ssize_t hlen = line->len, vlen = 0;
+    if (kind == 0) {
+        Py_ssize_t id_len;
+        const char *id = job_id(self, k, &id_len);
+        if (id == NULL || BUF_LIT(line, " j") < 0 || buf_put(line, id, id_len) < 0
+            || BUF_LIT(line, "\n") < 0)
+            return -1;
+        vlen = line->len - hlen;
+    }
+    const char *head = line->data, *date = line->data + 2, *value = line->data + hlen;
     Machines ms;
     if (machines_open(&ms, PyList_GET_ITEM(self->allocs, k)) < 0)
         return -1;
     int rc = -1;
+    /* The common case: a contiguous allocation whose machines all wait (a start) or all show
+     * this job with no other job to show next (an end, no machine skipped): its lines in one
+     * go, the same lines the machine-by-machine paths below write. */
+    int contiguous = ms.is_range && ms.step == 1 && ms.count > 0 && ms.start >= 0
+                     && ms.count <= self->n && ms.start <= self->n - ms.count;
     if (kind == 0) {  /* start: each waiting machine shows the job */
+        if (contiguous) {
+            int64_t *shown = self->shown + ms.start;
+            Py_ssize_t i = 0;
+            while (i < ms.count && shown[i] < 0)
+                i++;
+            if (i == ms.count) {
+                if (define_job(self, b, k) < 0
+                    || emit_lines(self, b, head, hlen, value, vlen, ms.start, 1, ms.count) < 0)
+                    goto done;
+                for (i = 0; i < ms.count; i++)
+                    shown[i] = k;
+                rc = 0;
+                goto done;
+            }
+        }
         for (Py_ssize_t i = 0; i < ms.count; i++) {
             int64_t m = machines_get(&ms, i, self->n);
             if (m < 0)
                 goto done;
             if (self->shown[m] < 0) {
                 self->shown[m] = k;
-                if (define_job(self, b, k) < 0 || state_job(self, b, date, date_len, m, k) < 0)
+                if (define_job(self, b, k) < 0
+                    || emit_lines(self, b, head, hlen, value, vlen, m, 1, 1) < 0)
                     goto done;
             } else {  /* compute sharing: the machine keeps showing its first job */
                 if (joblist_append(&self->others[m], k) < 0)
@@ -516,6 +608,20 @@ static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, i
             Py_DECREF(key);
             if (skip == NULL && PyErr_Occurred())
                 goto done;
+        }
+        if (contiguous && skip == NULL && self->nb_others == 0) {
+            int64_t *shown = self->shown + ms.start;
+            Py_ssize_t i = 0;
+            while (i < ms.count && shown[i] == k)
+                i++;
+            if (i == ms.count) {
+                if (emit_lines(self, b, head, hlen, " w\n", 3, ms.start, 1, ms.count) < 0)
+                    goto done;
+                for (i = 0; i < ms.count; i++)
+                    shown[i] = -1;
+                rc = 0;
+                goto done;
+            }
         }
         for (Py_ssize_t i = 0; i < ms.count; i++) {
             int64_t m = machines_get(&ms, i, self->n);
@@ -547,7 +653,7 @@ static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, i
                         goto done;
                 }
                 if (!skipped) {
-                    if (state_prefix(b, date, date_len, m) < 0 || BUF_LIT(b, "w\n") < 0)
+                    if (emit_lines(self, b, head, hlen, " w\n", 3, m, 1, 1) < 0)
                         goto done;
                 }
                 continue;
@@ -618,20 +724,27 @@ static PyObject *trace_chunk(TraceEvents *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
         goto out;
     }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: already writing");
+        goto out;
+    }
     const double *times = tv.buf;
     const signed char *kinds = kv.buf;
     const int64_t *jobs = jv.buf;
     Buf b;
-    if (buf_init(&b, limit + 65536) < 0)
+    if (buf_init(&b, (limit < WRITE_BLOCK ? limit : WRITE_BLOCK) + 65536) < 0)
         goto out;
+    self->busy = 1;
     Py_ssize_t r = lo;
     while (r < count && b.len < limit) {
         if (record(self, &b, r, times[r], kinds[r], jobs[r]) < 0) {
+            self->busy = 0;
             buf_free(&b);
             goto out;
         }
         r++;
     }
+    self->busy = 0;
     PyObject *text = buf_bytes(&b);
     if (text != NULL) {
         result = Py_BuildValue("(Nn)", text, r);
@@ -643,9 +756,122 @@ out:
     return result;
 }
 
+/* All of `n` bytes to the file descriptor, the GIL released while the kernel writes (a signal
+ * interrupting it runs its handler, which may raise); -1 with OSError set on a failed write. */
+static int write_all(int fd, const char *p, Py_ssize_t n) {
+    while (n > 0) {
+        Py_ssize_t w;
+        int err;
+        Py_BEGIN_ALLOW_THREADS
+        w = write(fd, p, (size_t)(n < (1 << 30) ? n : (1 << 30)));
+        err = errno;
+        Py_END_ALLOW_THREADS
+        if (w < 0) {
+            if (err == EINTR) {
+                if (PyErr_CheckSignals() < 0)
+                    return -1;
+                continue;
+            }
+            errno = err;
+            PyErr_SetFromErrno(PyExc_OSError);
+            return -1;
+        }
+        p += w;
+        n -= w;
+    }
+    return 0;
+}
+
+/* write(fd, lo, limit) -> (next, written): the lines of the records from `lo` on, written to
+ * the file descriptor `fd` (at its offset) by blocks of about WRITE_BLOCK bytes (or `limit`
+ * if smaller) formatted in
+ * one buffer kept from call to call (no bytes object, no copy through Python), stopping after
+ * the block that brings the bytes written by this call to `limit` or more; the first record
+ * not written and the bytes written.  A failed write raises OSError (the file then holds part
+ * of the lines: the caller discards it). */
+static PyObject *trace_write(TraceEvents *self, PyObject *args) {
+    int fd;
+    Py_ssize_t lo, limit;
+    if (!PyArg_ParseTuple(args, "inn", &fd, &lo, &limit))
+        return NULL;
+    Py_buffer tv, kv, jv;
+    if (PyObject_GetBuffer(self->times, &tv, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(self->kinds, &kv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&tv);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(self->jobs, &jv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&tv);
+        PyBuffer_Release(&kv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t count = tv.len / (Py_ssize_t)sizeof(double);
+    if (kv.len != count || jv.len / (Py_ssize_t)sizeof(int64_t) != count || lo < 0) {
+        PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
+        goto out;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: already writing");
+        goto out;
+    }
+    const double *times = tv.buf;
+    const signed char *kinds = kv.buf;
+    const int64_t *jobs = jv.buf;
+    Buf *b = &self->out;
+    if (b->data == NULL && buf_init(b, WRITE_BLOCK + 65536) < 0)
+        goto out;
+    b->len = 0;
+    self->busy = 1;
+    Py_ssize_t block = limit < WRITE_BLOCK ? (limit > 0 ? limit : 1) : WRITE_BLOCK;
+    Py_ssize_t r = lo;
+    long long written = 0;
+    int failed = 0;
+    while (r < count) {
+        if (record(self, b, r, times[r], kinds[r], jobs[r]) < 0) {
+            failed = 1;
+            break;
+        }
+        r++;
+        if (b->len >= block) {
+            if (write_all(fd, b->data, b->len) < 0) {
+                failed = 1;
+                break;
+            }
+            written += b->len;
+            b->len = 0;
+            if (written >= limit)
+                break;
+        }
+    }
+    if (!failed && b->len) {
+        if (write_all(fd, b->data, b->len) < 0)
+            failed = 1;
+        else
+            written += b->len;
+    }
+    b->len = 0;
+    if (b->cap > 8 * WRITE_BLOCK) {  /* (grown by a huge record: not kept) */
+        buf_free(b);
+        b->cap = 0;
+    }
+    self->busy = 0;
+    if (!failed)
+        result = Py_BuildValue("(nL)", r, written);
+out:
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&jv);
+    return result;
+}
+
 static PyMethodDef trace_methods[] = {
     {"chunk", (PyCFunction)trace_chunk, METH_VARARGS,
      "chunk(lo, limit) -> (bytes, next): the lines of records lo.. (about limit bytes)"},
+    {"write", (PyCFunction)trace_write, METH_VARARGS,
+     "write(fd, lo, limit) -> (next, written): the lines of records lo.. written to the file "
+     "descriptor fd (about limit bytes)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -154,6 +154,68 @@ def test_trace_events_are_the_pure_writers(native, monkeypatch, seed: int) -> No
     assert b"".join(trace.body_bytes()) == pure
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_trace_written_to_its_file_is_the_pure_writers(native, monkeypatch, tmp_path: Path,
+                                                      seed: int) -> None:  # noqa: ANN001
+    """`write_body`: the native writer's lines written straight to the file's descriptor (by
+    steps of any size), then the trailer through the buffered file, as the pure writer's."""
+    trace = _random_trace(seed)
+    pure = "".join(trace.body_chunks(size=37)).encode()  # (head included)
+    for step in (1, 700, 8 << 20):
+        path = tmp_path / f"t{step}"
+        with open(path, "wb") as out:
+            out.write(b"")  # (a buffered file, as files.py's)
+            end = trace.write_body(out, step)
+            assert end == len(pure) == out.tell()
+            out.write(b"END")
+        assert path.read_bytes() == pure + b"END"
+    buffer = io.BytesIO()  # no descriptor: the chunks are written
+    assert trace.write_body(buffer) == len(pure) and buffer.getvalue() == pure
+    _pure(monkeypatch)
+    with open(tmp_path / "p", "wb") as out:
+        assert trace.write_body(out) == len(pure)
+    assert (tmp_path / "p").read_bytes() == pure
+
+
+def test_trace_of_wide_allocations_and_many_machines(native, tmp_path: Path) -> None:  # noqa: ANN001
+    """Machine numbers of every length, from the table of numbers and beyond it (more
+    machines than the table holds: digits computed), blocks of a thousand machines."""
+    for n in (1500, (1 << 20) + 3):
+        trace = PajeTrace([f"h{i}" for i in range(n)])
+        top = n - 1200
+        trace.job_starts("a", range(0, 1000), 0.0)
+        trace.job_starts("b", range(top, n), 1.5)
+        trace.job_starts("c", [n - 1, 999, 7], 2.0)  # machine n - 1 runs b: shared
+        trace.job_ends("a", range(0, 1000), 3.0)
+        trace.job_ends("b", range(top, n), 4.0)
+        trace.job_ends("c", [n - 1, 999, 7], 5.0)
+        pure = "".join(trace.body_chunks()).encode()
+        with open(tmp_path / "t", "wb") as out:
+            assert trace.write_body(out, 4096) == len(pure)
+        assert (tmp_path / "t").read_bytes() == pure
+        assert b"".join(trace.body_bytes()) == pure
+
+
+def test_a_failed_write_raises(native, tmp_path: Path) -> None:  # noqa: ANN001
+    """A write the kernel refuses (a full disk) is an OSError with its errno, as any write."""
+    trace = _random_trace(1)
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OSError) as caught, open("/dev/full", "wb", buffering=0) as out:
+            trace.write_body(out)
+        assert caught.value.errno == 28
+    with open(tmp_path / "r", "wb") as out:
+        read_only = os.open(tmp_path / "r", os.O_RDONLY)
+        events = native.TraceEvents(len(trace.machine_names), trace.job_ids, trace.allocs,
+                                    ["c"], trace._unavailable, trace.times, trace.kinds,
+                                    trace.jobs)
+        try:
+            with pytest.raises(OSError):
+                events.write(read_only, 0, 100)
+        finally:
+            os.close(read_only)
+        assert events.write(out.fileno(), 0, 100)[0] > 0  # (usable after the error)
+
+
 def test_trace_reaches_sharing_and_kills(native) -> None:  # noqa: ANN001
     """The random recordings do take the rare paths (else the test above proves little)."""
     text = "".join(PajeTrace.body_chunks(_random_trace(3)))
