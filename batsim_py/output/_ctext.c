@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#define API_VERSION 2 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 3 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -242,6 +242,10 @@ typedef struct {
 } Machines;
 
 static PyObject *str_start, *str_stop, *str_step;  /* interned at import */
+/* The attributes of a jobs.csv record (output/jobs_csv.py's JobRecord) and of its job. */
+static PyObject *str_job, *str_final_state, *str_starting_time, *str_alloc, *str_energy,
+    *str_metadata, *str_name, *str_workload, *str_profile, *str_subtime, *str_res,
+    *str_walltime;
 
 static int64_t range_attr(PyObject *r, PyObject *name, int *err) {
     PyObject *v = PyObject_GetAttr(r, name);
@@ -1043,6 +1047,201 @@ out:
     return result;
 }
 
+/* A text column's value as UTF-8, or NULL with *plain = 0 when it is not a str or holds a
+ * character the CSV standard quotes (`,` `"` CR LF: output/jobs_csv.py's csv_text). */
+static const char *plain_text(PyObject *obj, Py_ssize_t *len, int *plain) {
+    if (!PyUnicode_Check(obj)) {
+        *plain = 0;
+        return NULL;
+    }
+    const char *s = PyUnicode_AsUTF8AndSize(obj, len);
+    if (s == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < *len; i++) {
+        char c = s[i];
+        if (c == ',' || c == '"' || c == '\r' || c == '\n') {
+            *plain = 0;
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* One row of `jobs_rows_of` (the attributes of `rec` read here); 1 when the row needs the
+ * Python path (a rejected job, a text column to quote), 0 when written, -1 on an error. */
+static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
+                      PyObject *format_alloc, PyObject *energy_text) {
+    PyObject *job = NULL, *state = NULL, *v = NULL;
+    int rc = -1;
+    const char *text[3];
+    Py_ssize_t lens[3];
+    PyObject *texts[3] = {NULL, NULL, NULL};
+    static PyObject **const names[3] = {&str_name, &str_workload, &str_profile};
+    job = PyObject_GetAttr(rec, str_job);
+    if (job == NULL)
+        goto out;
+    state = PyObject_GetAttr(rec, str_final_state);
+    if (state == NULL)
+        goto out;
+    if (!PyUnicode_Check(state) || PyUnicode_CompareWithASCIIString(state, "REJECTED") == 0) {
+        rc = 1;
+        goto out;
+    }
+    for (int c = 0; c < 3; c++) {
+        int plain = 1;
+        texts[c] = PyObject_GetAttr(job, *names[c]);
+        if (texts[c] == NULL)
+            goto out;
+        text[c] = plain_text(texts[c], &lens[c], &plain);
+        if (!plain) {
+            rc = 1;
+            goto out;
+        }
+        if (text[c] == NULL)
+            goto out;
+    }
+    for (int c = 0; c < 3; c++)
+        if (buf_put(b, text[c], lens[c]) < 0 || BUF_LIT(b, ",") < 0)
+            goto out;
+#define FLOAT_ATTR(obj, attr)                                                     \
+    do {                                                                          \
+        v = PyObject_GetAttr((obj), (attr));                                      \
+        if (v == NULL)                                                            \
+            goto out;                                                             \
+        double x = PyFloat_CheckExact(v) ? PyFloat_AS_DOUBLE(v) : PyFloat_AsDouble(v); \
+        if (x == -1.0 && PyErr_Occurred())                                        \
+            goto out;                                                             \
+        Py_CLEAR(v);                                                              \
+        if (buf_fixed6(b, x) < 0)                                                 \
+            goto out;                                                             \
+    } while (0)
+    FLOAT_ATTR(job, str_subtime);
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    v = PyObject_GetAttr(job, str_res);
+    if (v == NULL || buf_intfmt(b, v) < 0)
+        goto out;
+    Py_CLEAR(v);
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    FLOAT_ATTR(job, str_walltime);
+    int success = PyUnicode_CompareWithASCIIString(state, "COMPLETED_SUCCESSFULLY") == 0;
+    if ((success ? BUF_LIT(b, ",1,") : BUF_LIT(b, ",0,")) < 0 || buf_str(b, state) < 0
+        || BUF_LIT(b, ",") < 0)
+        goto out;
+    FLOAT_ATTR(rec, str_starting_time);
+#undef FLOAT_ATTR
+    for (int c = 0; c < 5; c++)
+        if (BUF_LIT(b, ",") < 0 || column_fixed6(b, &cols[c], i) < 0)
+            goto out;
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    v = PyObject_GetAttr(rec, str_alloc);
+    if (v == NULL)
+        goto out;
+    int done = 0;
+    if (PyRange_Check(v)) {
+        int err = 0;
+        int64_t start = range_attr(v, str_start, &err);
+        int64_t stop = range_attr(v, str_stop, &err);
+        int64_t step = range_attr(v, str_step, &err);
+        if (err)
+            goto out;
+        if (step == 1 && stop > start) {
+            if (buf_i64(b, start) < 0)
+                goto out;
+            if (stop - start > 1 && (BUF_LIT(b, "-") < 0 || buf_i64(b, stop - 1) < 0))
+                goto out;
+            done = 1;
+        }
+    }
+    if (!done) {
+        PyObject *alloc_text = PyObject_CallOneArg(format_alloc, v);
+        if (alloc_text == NULL)
+            goto out;
+        int r = buf_str(b, alloc_text);
+        Py_DECREF(alloc_text);
+        if (r < 0)
+            goto out;
+    }
+    Py_CLEAR(v);
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    v = PyObject_GetAttr(rec, str_energy);
+    if (v == NULL)
+        goto out;
+    if (v == Py_None) {
+        if (BUF_LIT(b, "-1.000000") < 0)
+            goto out;
+    } else {
+        PyObject *joules = PyObject_CallOneArg(energy_text, v);
+        if (joules == NULL)
+            goto out;
+        int r = buf_str(b, joules);
+        Py_DECREF(joules);
+        if (r < 0)
+            goto out;
+    }
+    Py_CLEAR(v);
+    v = PyObject_GetAttr(rec, str_metadata);
+    if (v == NULL || BUF_LIT(b, ",\"") < 0 || buf_str(b, v) < 0 || BUF_LIT(b, "\"\n") < 0)
+        goto out;
+    rc = 0;
+out:
+    Py_XDECREF(job);
+    Py_XDECREF(state);
+    Py_XDECREF(v);
+    for (int c = 0; c < 3; c++)
+        Py_XDECREF(texts[c]);
+    return rc;
+}
+
+/* jobs_rows_of(records, doubles, format_alloc, energy_text) -> bytes or None
+ * The rows `jobs_rows` writes, its columns read here from the records themselves (JobRecord:
+ * job, final_state, starting_time, alloc, consumed_energy, metadata; the job's name,
+ * workload, profile, subtime, res, walltime), but for `doubles`, a tuple of 5 float64 columns
+ * (runtime, finish, waiting, turnaround, stretch), and the texts of non-contiguous
+ * allocations and of energies (`format_alloc`, `energy_text`).  None when a record needs
+ * output/jobs_csv.py's other paths: a rejected job, a text column needing CSV quotes. */
+static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
+    PyObject *records, *doubles, *format_alloc, *energy_text;
+    if (!PyArg_ParseTuple(args, "O!O!OO", &PyList_Type, &records, &PyTuple_Type, &doubles,
+                          &format_alloc, &energy_text))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(records);
+    if (PyTuple_GET_SIZE(doubles) != 5) {
+        PyErr_SetString(PyExc_ValueError, "jobs_rows_of: 5 columns of doubles expected");
+        return NULL;
+    }
+    Column cols[5];
+    int opened = 0;
+    PyObject *result = NULL;
+    Buf b;
+    b.data = NULL;
+    for (; opened < 5; opened++)
+        if (column_open(&cols[opened], PyTuple_GET_ITEM(doubles, opened), n) < 0)
+            goto out;
+    if (buf_init(&b, n * 160 + 1024) < 0)
+        goto out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int rc = record_row(&b, PyList_GET_ITEM(records, i), cols, i, format_alloc,
+                            energy_text);
+        if (rc != 0) {
+            buf_free(&b);
+            if (rc > 0) {
+                Py_INCREF(Py_None);
+                result = Py_None;
+            }
+            goto out;
+        }
+    }
+    result = buf_bytes(&b);
+out:
+    for (int c = 0; c < opened; c++)
+        column_close(&cols[c]);
+    return result;
+}
+
 /* fixed6_lines(column) -> bytes: `%f` of each float64 value, one a line (tests, and the
  * measure of the formatter alone). */
 static PyObject *fixed6_lines(PyObject *module, PyObject *arg) {
@@ -1088,6 +1287,8 @@ static PyObject *fixed6(PyObject *module, PyObject *arg) {
 
 static PyMethodDef module_methods[] = {
     {"jobs_rows", jobs_rows, METH_VARARGS, "the rows of jobs.csv of jobs that ran, as bytes"},
+    {"jobs_rows_of", jobs_rows_of, METH_VARARGS,
+     "the rows of jobs.csv of records of jobs that ran, as bytes (None: another path)"},
     {"fixed6_lines", fixed6_lines, METH_O, "'%f\\n' of each float64 of a buffer, as bytes"},
     {"fixed6", fixed6, METH_O, "'%f' % x"},
     {NULL, NULL, 0, NULL},
@@ -1100,6 +1301,23 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__ctext(void) {
+    str_job = PyUnicode_InternFromString("job");
+    str_final_state = PyUnicode_InternFromString("final_state");
+    str_starting_time = PyUnicode_InternFromString("starting_time");
+    str_alloc = PyUnicode_InternFromString("alloc");
+    str_energy = PyUnicode_InternFromString("consumed_energy");
+    str_metadata = PyUnicode_InternFromString("metadata");
+    str_name = PyUnicode_InternFromString("name");
+    str_workload = PyUnicode_InternFromString("workload");
+    str_profile = PyUnicode_InternFromString("profile");
+    str_subtime = PyUnicode_InternFromString("subtime");
+    str_res = PyUnicode_InternFromString("res");
+    str_walltime = PyUnicode_InternFromString("walltime");
+    if (str_job == NULL || str_final_state == NULL || str_starting_time == NULL
+        || str_alloc == NULL || str_energy == NULL || str_metadata == NULL || str_name == NULL
+        || str_workload == NULL || str_profile == NULL || str_subtime == NULL
+        || str_res == NULL || str_walltime == NULL)
+        return NULL;
     str_start = PyUnicode_InternFromString("start");
     str_stop = PyUnicode_InternFromString("stop");
     str_step = PyUnicode_InternFromString("step");

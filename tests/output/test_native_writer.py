@@ -239,14 +239,21 @@ def test_bad_recording_is_an_error_not_a_crash(native) -> None:  # noqa: ANN001
 
 # ------------------------------------------------------------------ jobs.csv
 
-def _records(n: int, seed: int) -> list[jobs_csv.JobRecord]:
+def _records(n: int, seed: int, rejected: bool = True) -> list[jobs_csv.JobRecord]:
+    """Random records; without `rejected`, no job is rejected and only the jobs 300 to 309
+    have a name to quote (the native writer reads such records itself, but for their chunk)."""
     from batsim_py.workload.model import Job
 
     rng = random.Random(seed)
     out = []
     for i in range(n):
         res = rng.choice([1, 4, 64, 2**70])  # (a huge count takes Python's %d)
-        job = Job(rng.choice([f"w0!{i}", f"wé!{i}", f'w,"{i}']), "w0", str(i),
+        if rejected:
+            ident, name = rng.choice([f"w0!{i}", f"wé!{i}", f'w,"{i}']), str(i)
+        else:  # (the name is a column of jobs.csv, the id is not)
+            name = f'n,"{i}' if 300 <= i < 310 else rng.choice([str(i), f"é{i}", f"日 {i}"])
+            ident = f"w0!{name}"
+        job = Job(ident, "w0", name,
                   rng.choice([0.0, -0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))]),
                   res, rng.choice([-1.0, 1e-7, rng.random() * 1e4, 3600]), "p", {})
         start = rng.choice([0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))])
@@ -255,18 +262,29 @@ def _records(n: int, seed: int) -> list[jobs_csv.JobRecord]:
         alloc = rng.choice([range(lo, lo + 3), range(lo, lo + 1), range(lo, lo + 9, 2),
                             (lo, lo + 2), [lo]])
         state = rng.choice(("COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED", "COMPLETED_FAILED",
-                            "COMPLETED_WALLTIME_REACHED", "REJECTED" if i % 50 == 7 else
-                            "COMPLETED_SUCCESSFULLY"))
+                            "COMPLETED_WALLTIME_REACHED", "REJECTED" if i % 50 == 7 and rejected
+                            else "COMPLETED_SUCCESSFULLY"))
         joules = jobs_csv.LD(rng.random() * 1e6) if seed % 2 and rng.random() < 0.9 else None
         out.append(jobs_csv.JobRecord(job, state, start, end, alloc, joules,
                                       rng.choice(["", "meta", 'a ""b""'])))
     return out
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 def test_jobs_rows_are_the_pure_writers(native, monkeypatch, seed: int) -> None:  # noqa: ANN001
-    monkeypatch.setattr(jobs_csv, "CHUNK", 61)  # chunks with and without rejected jobs
-    records = _records(700, seed)
+    """Seeds 0-3: chunks with and without rejected jobs; 4-7: none rejected (the records read
+    by the native writer, a chunk with names to quote by the other paths)."""
+    monkeypatch.setattr(jobs_csv, "CHUNK", 61)
+    records = _records(700, seed, rejected=seed < 4)
+    read = []
+    rows_of = native.jobs_rows_of
+
+    def counting(chunk, *args):  # noqa: ANN001, ANN002, ANN202
+        rows = rows_of(chunk, *args)
+        read.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(native, "jobs_rows_of", counting)
 
     def text() -> str:
         out = io.StringIO()
@@ -284,6 +302,8 @@ def test_jobs_rows_are_the_pure_writers(native, monkeypatch, seed: int) -> None:
     assert fast == slow
     fast_bytes, slow_bytes = _both(monkeypatch, file_bytes)
     assert fast_bytes == slow_bytes == slow.encode()
+    if seed >= 4:  # (every chunk read by the native writer but the two with quotes; twice)
+        assert read == 2 * [k not in (300 // 61, 309 // 61) for k in range(-(-700 // 61))]
 
 
 # ------------------------------------------------------------------ whole runs
