@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#define API_VERSION 3 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 4 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -1242,6 +1242,190 @@ out:
     return result;
 }
 
+/* `%g` of x, exactly as Python prints it (six significant digits, correctly rounded half to
+ * even on the exact binary value; fixed notation from 10**-4 to below 10**6 and scientific
+ * beyond, trailing zeros and a bare point dropped).  Computed here for 1 <= |x| < 2**64
+ * (every date but the first second's): a whole |x| below 10**6 is the integer it is, the
+ * others are rounded with integers (x = m / 2**s exactly); below 1, beyond 2**64, nan and
+ * inf, Python's own formatter (PyOS_double_to_string) prints them. */
+static const double POW10[20] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+
+static int buf_g6(Buf *b, double x) {
+    double ax = fabs(x);
+    if (ax < 1e6 && ax == floor(ax)) {  /* (not nan: a comparison with nan is false) */
+        if (buf_reserve(b, 24) < 0)
+            return -1;
+        char *p = b->data + b->len;
+        if (signbit(x))
+            *p++ = '-';
+        p = put_u64(p, (uint64_t)ax);
+        b->len = p - b->data;
+        return 0;
+    }
+    if (!(ax >= 1.0 && ax < TWO64)) {
+        char *text = PyOS_double_to_string(x, 'g', 6, 0, NULL);
+        if (text == NULL)
+            return -1;
+        int rc = buf_put(b, text, (Py_ssize_t)strlen(text));
+        PyMem_Free(text);
+        return rc;
+    }
+    int e = 0;  /* 10**e <= ax < 10**(e + 1) (powers of ten exact as doubles up to 1e22) */
+    while (e < 19 && ax >= POW10[e + 1])
+        e++;
+    uint64_t q;  /* ax / 10**(e - 5) rounded: six digits (or 10**6 when rounded up) */
+    if (e >= 5) {
+        uint64_t whole = (uint64_t)ax;  /* floor: ax < 2**64 */
+        int frac = (double)whole != ax;
+        uint64_t p = 1;
+        for (int i = 5; i < e; i++)
+            p *= 10;
+        if (p == 1) {  /* 10**5 <= ax < 10**6, not whole: round on the fraction */
+            double f = ax - (double)whole;  /* (exact) */
+            q = whole;
+            if (f > 0.5 || (f == 0.5 && (q & 1)))
+                q++;
+        } else {
+            q = whole / p;
+            uint64_t r = whole % p, half = p / 2;  /* (p even) */
+            if (r > half || (r == half && (frac || (q & 1))))
+                q++;
+        }
+    } else {  /* 1 <= ax < 10**5, not whole: ax * 10**(5 - e) = m * 10**k / 2**s */
+        uint64_t bits;
+        memcpy(&bits, &ax, sizeof bits);
+        int s = 1075 - (int)(bits >> 52);  /* 1 <= s <= 52: ax >= 1, not whole */
+        uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+        unsigned __int128 n = m;
+        for (int i = e; i < 5; i++)
+            n *= 10;
+        unsigned __int128 one = 1;
+        unsigned __int128 rem = n & ((one << s) - 1), half = one << (s - 1);
+        q = (uint64_t)(n >> s);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+    }
+    if (q >= 1000000) {  /* rounded up to 10**6: one more digit before the point */
+        q /= 10;
+        e++;
+    }
+    char dig[6];
+    for (int i = 5; i >= 0; i--) {
+        dig[i] = (char)('0' + q % 10);
+        q /= 10;
+    }
+    if (buf_reserve(b, 32) < 0)
+        return -1;
+    char *p = b->data + b->len;
+    if (signbit(x))
+        *p++ = '-';
+    if (e >= 6) {  /* d[.ddddd]e+XX */
+        int last = 5;
+        while (last > 0 && dig[last] == '0')
+            last--;
+        *p++ = dig[0];
+        if (last > 0) {
+            *p++ = '.';
+            memcpy(p, dig + 1, (size_t)last);
+            p += last;
+        }
+        *p++ = 'e';
+        *p++ = '+';
+        if (e < 10)
+            *p++ = '0';
+        p = put_u64(p, (uint64_t)e);
+    } else {  /* e + 1 digits, then the others but trailing zeros */
+        int last = 5;
+        while (last > e && dig[last] == '0')
+            last--;
+        memcpy(p, dig, (size_t)(e + 1));
+        p += e + 1;
+        if (last > e) {
+            *p++ = '.';
+            memcpy(p, dig + e + 1, (size_t)(last - e));
+            p += last - e;
+        }
+    }
+    b->len = p - b->data;
+    return 0;
+}
+
+/* g6_lines(column) -> bytes: `%g` of each float64 value, one a line (tests). */
+static PyObject *g6_lines(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(double);
+    const double *xs = view.buf;
+    Buf b;
+    PyObject *result = NULL;
+    if (buf_init(&b, n * 16 + 64) == 0) {
+        Py_ssize_t i = 0;
+        for (; i < n; i++)
+            if (buf_g6(&b, xs[i]) < 0 || BUF_LIT(&b, "\n") < 0)
+                break;
+        if (i == n)
+            result = buf_bytes(&b);
+        else
+            buf_free(&b);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* state_rows(dates, which, texts) -> str: the rows of machine_states.csv, each `%g` of its
+ * date (a float64 buffer) followed by texts[which[i]] (`which`: an int64 buffer; texts: a
+ * list of str), as sim/machines.py's `_rows_text` writes them. */
+static PyObject *state_rows(PyObject *module, PyObject *args) {
+    PyObject *dates_obj, *which_obj, *texts;
+    if (!PyArg_ParseTuple(args, "OOO!", &dates_obj, &which_obj, &PyList_Type, &texts))
+        return NULL;
+    Py_buffer dv, wv;
+    if (PyObject_GetBuffer(dates_obj, &dv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(which_obj, &wv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&dv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    const char *df = dv.format ? dv.format : "B", *wf = wv.format ? wv.format : "B";
+    if (*df == '<' || *df == '=')
+        df++;
+    if (*wf == '<' || *wf == '=')
+        wf++;
+    Py_ssize_t n = dv.len / (Py_ssize_t)sizeof(double);
+    if (dv.itemsize != 8 || strcmp(df, "d") != 0 || wv.itemsize != 8
+        || (strcmp(wf, "q") != 0 && strcmp(wf, "l") != 0) || wv.len != dv.len) {
+        PyErr_SetString(PyExc_ValueError, "state_rows: float64 dates and int64 indices expected");
+        goto out;
+    }
+    const double *dates = dv.buf;
+    const int64_t *which = wv.buf;
+    Py_ssize_t nb_texts = PyList_GET_SIZE(texts);
+    Buf b;
+    if (buf_init(&b, n * 40 + 64) < 0)
+        goto out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = which[i];
+        if (k < 0 || k >= nb_texts) {
+            PyErr_SetString(PyExc_IndexError, "state_rows: text index out of range");
+            buf_free(&b);
+            goto out;
+        }
+        if (buf_g6(&b, dates[i]) < 0 || buf_str(&b, PyList_GET_ITEM(texts, k)) < 0) {
+            buf_free(&b);
+            goto out;
+        }
+    }
+    result = PyUnicode_DecodeUTF8(b.data, b.len, NULL);
+    buf_free(&b);
+out:
+    PyBuffer_Release(&dv);
+    PyBuffer_Release(&wv);
+    return result;
+}
+
 /* fixed6_lines(column) -> bytes: `%f` of each float64 value, one a line (tests, and the
  * measure of the formatter alone). */
 static PyObject *fixed6_lines(PyObject *module, PyObject *arg) {
@@ -1291,6 +1475,9 @@ static PyMethodDef module_methods[] = {
      "the rows of jobs.csv of records of jobs that ran, as bytes (None: another path)"},
     {"fixed6_lines", fixed6_lines, METH_O, "'%f\\n' of each float64 of a buffer, as bytes"},
     {"fixed6", fixed6, METH_O, "'%f' % x"},
+    {"g6_lines", g6_lines, METH_O, "'%g\\n' of each float64 of a buffer, as bytes"},
+    {"state_rows", state_rows, METH_VARARGS,
+     "state_rows(dates, which, texts) -> str: '%g' % dates[i] + texts[which[i]] for each i"},
     {NULL, NULL, 0, NULL},
 };
 

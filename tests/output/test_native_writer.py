@@ -98,6 +98,52 @@ def test_fixed6_is_pythons_on_millions(native) -> None:  # noqa: ANN001
     _check_fixed6(native, _adversarial(np.random.default_rng(2026), 600_000))
 
 
+def _g6_values(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Doubles for `%g`: any bit pattern, dates of every size, whole numbers and ties of the
+    sixth significant digit (x5 on the seventh, halves), the switch to scientific at 10**6."""
+    return np.concatenate([
+        _adversarial(rng, n), rng.uniform(0, 1e7, n), rng.uniform(0, 1e13, n),
+        rng.uniform(1, 100, n), rng.integers(1, 10**13, n).astype(float),
+        rng.integers(1, 10**12, n).astype(float) * 10 + 5,
+        (rng.integers(1, 10**6, n) * 2 + 1) / 2.0,
+        (rng.integers(1, 10**9, n) * 2 + 1) / 2.0 ** rng.integers(1, 30, n),
+        np.arange(999_990.0, 1_000_010.0, 0.25),
+        [9.999995, 99999.95, 999999.5, 999998.5, 1e-5, 2.0**64 - 2048, 1e19, 9.9999995e18],
+    ])
+
+
+def test_g6_is_pythons(native) -> None:  # noqa: ANN001
+    xs = np.ascontiguousarray(_g6_values(np.random.default_rng(21), 5_000))
+    got = native.g6_lines(xs)
+    expected = "".join("%g\n" % x for x in xs.tolist()).encode()
+    if got != expected:
+        pairs = zip(xs.tolist(), got.split(b"\n"), expected.split(b"\n"), strict=False)
+        pytest.fail(f"native %g differs from Python's: {[p for p in pairs if p[1] != p[2]][:5]}")
+
+
+@pytest.mark.slow
+def test_g6_is_pythons_on_millions(native) -> None:  # noqa: ANN001
+    xs = np.ascontiguousarray(_g6_values(np.random.default_rng(2027), 150_000))
+    assert native.g6_lines(xs) == "".join("%g\n" % x for x in xs.tolist()).encode()
+
+
+def test_machine_state_rows_are_the_pure_writers(native, monkeypatch) -> None:  # noqa: ANN001
+    """machine_states.csv's rows (`%g` of each date, then its counts' text) by the native
+    writer and by the pure one's `%`, on every kind of double (whole numbers around 10**6,
+    -0.0, nan, inf, subnormals, any bit pattern)."""
+    from batsim_py.sim import machines
+
+    rng = np.random.default_rng(7)
+    dates = np.concatenate([_g6_values(rng, 1000), -np.arange(0.0, 20.0)])
+    texts = [",0,0,0,1,2\n", ",0,0,0,0,3\n", ",1,0,0,-1,3\n"]
+    which = rng.integers(0, 3, len(dates))
+    fast = machines._rows_text(dates, which, texts)
+    _pure(monkeypatch)
+    assert fast == machines._rows_text(dates, which, texts)
+    with pytest.raises(IndexError):
+        native.state_rows(dates[:2], np.array([0, 3]), texts)
+
+
 # ------------------------------------------------------------------ the Pajé trace
 
 def _random_trace(seed: int, n: int = 24, jobs: int = 300) -> PajeTrace:
