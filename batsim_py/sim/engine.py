@@ -235,6 +235,10 @@ class Engine:
         self._k = 0  # number of steps taken
         self._seq = 0
         self._idle = 0  # consecutive steps without progress (see MAX_IDLE_STEPS)
+        # Called with a round of one or two actors before it runs; it may do what that round
+        # and the next ones would do without rounds and leave in the list what runs instead
+        # (Simulation.shortcut). None: no such shortcut.
+        self.shortcut: Any = None
 
     # ------------------------------------------------------------------ actors
     def spawn(self, gen: ActorGen, name: str = "", host: str = "") -> Actor:
@@ -250,6 +254,47 @@ class Engine:
         s = _Sleep(duration, self._k, self.now + duration, self._seq, actor)
         actor.action = s
         heappush(self._sleeps, (s.end, s.seq, s))
+
+    # ------------------------------------------------- steps taken without rounds
+    # For a caller that knows nothing else can end meanwhile (Simulation.quiet_reply): the
+    # same deltas, recorded the same way, as the steps the rounds would take.
+
+    def quiet(self) -> bool:
+        """Nothing in flight: no transfer or task, no message waiting, no receiver waiting,
+        no zero-time message, and no hook that a step would call (energy, availability)."""
+        mailbox = self.mailbox
+        return (not self._actions and not self._instant and not mailbox.queue
+                and mailbox.waiting is None and self.on_activity_change is None
+                and self.availability is None)
+
+    def next_end(self) -> float:
+        """The approximate end date of the earliest pending sleep (inf: none); a cancelled
+        one may stand first, which only makes it earlier than the real one."""
+        heap = self._sleeps
+        return heap[0][0] if heap else INF
+
+    def advance(self, delta: float) -> None:
+        """The step that ends a sleep of `delta` seconds when no other activity ends in it
+        (as `_step` records it)."""
+        k = self._k
+        self.now = self.now + delta
+        if k == DELTAS:
+            k = self._rebase()
+        self._deltas.append(delta)
+        self._k = k + 1
+
+    def transfer(self, latency: float, seconds: float) -> None:
+        """The two steps of a message alone in the system, its latency then its bytes (as
+        `_lone_comm` records them)."""
+        now = self.now
+        k = self._k
+        if k + 2 > DELTAS:
+            k = self._rebase()
+        deltas = self._deltas
+        deltas.append(latency)
+        deltas.append(seconds)
+        self._k = k + 2
+        self.now = (now + latency) + seconds
 
     def kill(self, actor: Actor) -> None:
         """Stop an actor now; its pending sleep or task is cancelled (SimGrid's Actor::kill)."""
@@ -382,7 +427,6 @@ class Engine:
 
     def run(self) -> None:
         """Run rounds and steps until nothing can happen any more."""
-        sleeps = self._sleeps
         mailbox = self.mailbox
         post = mailbox.post  # the server's mailbox
         get = mailbox.get
@@ -390,9 +434,12 @@ class Engine:
         lone_comm = self._lone_comm
         ran: list[tuple[Actor, Request]] = []
         spare: list[Actor] = []  # the list of the round before, reused (fewer allocations)
+        shortcut = self.shortcut
         while True:
             to_run = self.to_run
             while to_run:
+                if shortcut is not None and len(to_run) <= 2:
+                    shortcut(to_run)
                 self.to_run = spare
                 ran.clear()
                 for actor in to_run:
@@ -429,29 +476,9 @@ class Engine:
                     elif kind == GET:
                         get(actor)
                     elif kind == SLEEP:
-                        self._seq += 1
-                        duration = request[1]
-                        s = _Sleep(duration, self._k, self.now + duration, self._seq, actor)
-                        actor.action = s
-                        heappush(sleeps, (s.end, s.seq, s))
-                    elif kind == SPAWN:
-                        child = Actor(*request[1:])
-                        self.to_run.append(child)
-                        actor.value = child
-                        self.to_run.append(actor)
-                    elif kind == SPAWN_THEN:
-                        self.to_run.append(request[1])
-                        actor.value = request[1]
-                        actor.pending = request[2]
-                        self.to_run.append(actor)
-                    elif kind == EXEC:
-                        self._start_task(actor, request[1], request[2])
-                    elif kind == PUT_TO:
-                        self.mailbox_named(request[3]).post(actor, request[1], request[2])
-                    elif kind == GET_FROM:
-                        self.mailbox_named(request[1]).get(actor, request[2])
-                    else:  # pragma: no cover - programming error
-                        raise ValueError(f"unknown request {request!r}")
+                        self.sleep(actor, request[1])
+                    else:
+                        self.handle(actor, request)
                 to_run.clear()
                 spare = to_run
                 to_run = self.to_run
@@ -462,6 +489,35 @@ class Engine:
                 continue
             if not step():
                 return
+
+    def handle(self, actor: Actor, request: Request) -> None:
+        """One actor's request, handled after its round (`run` handles the usual three kinds
+        itself)."""
+        kind: int = request[0]
+        if kind == PUT:
+            self.mailbox.post(actor, request[1], request[2])
+        elif kind == GET:
+            self.mailbox.get(actor)
+        elif kind == SLEEP:
+            self.sleep(actor, request[1])
+        elif kind == SPAWN:
+            child = Actor(*request[1:])
+            self.to_run.append(child)
+            actor.value = child
+            self.to_run.append(actor)
+        elif kind == SPAWN_THEN:
+            self.to_run.append(request[1])
+            actor.value = request[1]
+            actor.pending = request[2]
+            self.to_run.append(actor)
+        elif kind == EXEC:
+            self._start_task(actor, request[1], request[2])
+        elif kind == PUT_TO:
+            self.mailbox_named(request[3]).post(actor, request[1], request[2])
+        elif kind == GET_FROM:
+            self.mailbox_named(request[1]).get(actor, request[2])
+        else:  # pragma: no cover - programming error
+            raise ValueError(f"unknown request {request!r}")
 
     def _script_next(self, actor: Actor, script: list[Request]) -> Request | None:
         """A scripted actor's next request (None: it is over)."""

@@ -11,16 +11,23 @@ request-reply actor that posts one message per decision at the decision's timest
 from __future__ import annotations
 
 import logging
+import os
 from collections import ChainMap, deque
 from collections.abc import Callable, Generator, Sequence
 from functools import partial
 from time import perf_counter
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from batsim_py import intervalset
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
-from batsim_py.decision.decisions import ExecuteJob, RegisterJob, RegisterProfile
+from batsim_py.decision.decisions import (
+    ExecuteJob,
+    RegisterJob,
+    RegisterProfile,
+    RejectJob,
+    SetJobMetadata,
+)
 from batsim_py.decision.events import JobCompleted, JobSubmitted, SimulationEnds
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
@@ -39,6 +46,7 @@ from batsim_py.sim.engine import (
     SLEEP_UNTIL,
     SPAWN,
     SPAWN_THEN,
+    WINDOW,
     Actor,
     Engine,
     scripted,
@@ -62,11 +70,14 @@ from batsim_py.sim.pstates import COMPUTATION, SLEEP, PStates, Switches
 from batsim_py.sim.registration import check_open, register_job, register_profile
 from batsim_py.sim.submitter import event_submitter_process, submitter_process
 from batsim_py.wire import wire_time
-from batsim_py.workload.model import ComposedProfile, Profile, Workload
+from batsim_py.workload.model import ComposedProfile, DelayProfile, Profile, Workload
 
 log = logging.getLogger(__name__)
 
 MIN_WAIT = 1e-5  # Batsim's smallest CALL_ME_LATER sleep
+#: Environment switch: "0" turns the full engine's shortcuts off (quiet_reply): tests compare.
+SHORTCUTS: Final = "BATSIM_PY_QUIET"
+INF: Final = float("inf")
 # latency, lone rate, free, sender host, receiver host, bytes
 Cost = tuple[float, float, bool, str, str, float]
 
@@ -172,6 +183,13 @@ class Simulation:
         # by `lean.choose` for the --timing ideal runs it covers).
         self.kernel = "engine"
         self.lean_jobs = False  # the lean kernel runs the jobs: execute_job spawns no generator
+        self._server: Actor | None = None  # the server's actor (full engine)
+        # Scheduler replies applied without rounds (quiet_reply), counted; False: never
+        # (BATSIM_PY_QUIET=0 in the environment; tests compare both).
+        self.quiet_replies = 0
+        self.quiet_wakes = 0  # messages handed to the server without rounds (quiet_wake)
+        self._submitters: list[Actor] = []  # the workloads' submitters (full engine)
+        self.shortcuts = os.environ.get(SHORTCUTS, "") != "0"
 
     @property
     def ended(self) -> dict[str, str]:
@@ -398,6 +416,204 @@ class Simulation:
         as a list (a scripted actor), or a generator when a decision must be parsed as its
         message is sent (registrations)."""
         return self.reply_requests(self.ask(now, events))
+
+    def shortcut(self, to_run: list[Actor]) -> None:
+        """The engine's `shortcut` (`--timing batsim`): a round of one or two actors that
+        nothing else can interleave with is done without rounds (`quiet_wake`,
+        `quiet_reply`)."""
+        if len(to_run) == 2:
+            self.quiet_reply(to_run)
+        else:
+            self.quiet_wake(to_run)
+
+    def quiet_wake(self, to_run: list[Actor]) -> None:
+        """A job's executor or a submitter alone in its round, the server waiting for a
+        message: its message handed over without a transfer's actor and rounds.
+
+        The rounds would resume it, start its message (alone in the system when no sleep
+        ends within `WINDOW` of its arrival: its latency, then its byte), wake the server
+        then the sender, and run them in that order: the server handles the message and, its
+        scheduler ready, calls it (or receives again); the sender goes on. For a job's
+        completion or a batch of jobs this does the same without the transfer's action and
+        the server's resume, and goes on with the scheduler's reply (`quiet_reply`); other
+        messages are delivered and the rounds run the server as usual. An actor whose
+        request is not such a message keeps it for its round (`Actor.pending`).
+        """
+        actor = to_run[0]
+        if actor.dead or actor.pending is not None or actor.script is not None:
+            return
+        engine = self.engine
+        mailbox = engine.mailbox
+        server = self._server
+        if (mailbox.waiting is not server or server is None or mailbox.queue
+                or mailbox.guard is not None or engine._actions or engine._instant
+                or self.signals is not None or self._env is not None or self.end_acknowledged):
+            return
+        run = self.runs.get(actor.name)
+        if run is None or run.actor is not actor:
+            if actor not in self._submitters:
+                return
+        try:
+            request: tuple = actor.send(actor.value)
+        except StopIteration:
+            actor.dead = True
+            actor.value = None
+            to_run.clear()
+            return
+        if request[0] != PUT:
+            actor.pending = request
+            return
+        cost = request[2]
+        latency: float = cost[0]
+        rate: float = cost[1]
+        if cost[2] or not latency > 0.0 or not rate > 0.0:
+            actor.pending = request
+            return
+        seconds = 1.0 / rate
+        now = engine.now
+        if engine.next_end() <= now + latency + seconds + WINDOW \
+                or not (now + latency) + seconds < INF:
+            actor.pending = request  # (not alone: the rounds and steps decide)
+            return
+        engine.transfer(latency, seconds)
+        msg = request[1]
+        kind = msg[0]
+        mailbox.waiting = None
+        actor.value = None
+        if (kind != "JOB_COMPLETED" and kind != "JOBS") or self._spawns:
+            server.value = msg  # delivered: the server's round handles it
+            to_run.append(server)
+            to_run.reverse()  # (the server first: it was waiting when the message came)
+            return
+        # The round of the server and the sender, the server's turn done here.
+        self.quiet_wakes += 1
+        if kind == "JOB_COMPLETED":
+            self.on_job_completed(msg)
+        else:
+            self.on_jobs_submitted(msg)
+        to_run.clear()
+        if self.sched_ready and not self.end_acknowledged:  # (the mailbox is empty)
+            engine.handle(server, (SPAWN_THEN, self.call_scheduler(), _GET))
+        else:
+            engine.handle(server, _GET)
+        try:
+            after: tuple = actor.send(None)
+        except StopIteration:
+            actor.dead = True
+        else:
+            engine.handle(actor, after)
+        if len(to_run) == 2:
+            self.quiet_reply(to_run)
+
+    def quiet_reply(self, to_run: list[Actor]) -> None:
+        """A scheduler's reply applied without rounds, when nothing else can interleave
+        (`--timing batsim`, the engine's `shortcut`).
+
+        Called before a round of two actors. When they are a new request-reply actor and the
+        server about to receive (the round after a call to the scheduler), nothing is in
+        flight (`Engine.quiet`) and no sleep ends within `WINDOW` of the whole exchange, the
+        rounds would do, in this order: the exchange; per decision, a sleep until its date if
+        it is still ahead, its message to the server (alone in the system: its latency, then
+        its byte), the server's handling and, for EXECUTE_JOB, the executor's first turn (its
+        start and sleep); then the same for "ready" at the reply's `now`. Nothing else can
+        run in between when every decision is an EXECUTE_JOB of a delay job sleeping longer
+        than the exchange (plus `WINDOW`), a REJECT_JOB or a SET_JOB_METADATA. Then this does
+        those steps (`Engine.advance`, `Engine.transfer`: the same deltas recorded the same
+        way) and handlings in that order and leaves the server alone in the round, with
+        "ready" delivered. Otherwise the round runs as usual, the exchange already made (the
+        request-reply actor then has its requests).
+        """
+        reply_actor = to_run[0]
+        server = to_run[1]
+        start = reply_actor.start
+        pending = server.pending
+        if (server is not self._server or start is None or pending is None
+                or len(pending) != 1 or pending[0] != GET):
+            return
+        engine = self.engine
+        if not engine.quiet() or self.signals is not None or self._env is not None:
+            return
+        cost = self.master_cost
+        latency: float = cost[0]
+        rate: float = cost[1]
+        if cost[2] or not latency > 0.0 or not rate > 0.0:
+            return  # (a message that is not a plain lone transfer)
+        seconds = 1.0 / rate
+        comm = latency + seconds
+        clock = engine.now
+        first_end = engine.next_end()
+        if not first_end > clock + comm + 2 * WINDOW:
+            return
+        # The exchange, as the request-reply actor's first turn would make it.
+        reply_actor.start = None
+        args = start.args
+        answer = self.ask(args[0], args[1])
+        decisions = answer.decisions
+        quiet = True
+        end = answer.now if answer.now > clock else clock
+        shortest = INF  # the shortest sleep of the jobs started
+        runs = self.runs
+        for decision in decisions:
+            kind = type(decision)
+            if kind is ExecuteJob:
+                run = runs.get(cast(ExecuteJob, decision).job_id)
+                if (run is None or type(run.profile) is not DelayProfile
+                        or cast(ExecuteJob, decision).additional_io_job is not None):
+                    quiet = False
+                    break
+                delay = cast(DelayProfile, run.profile).delay
+                walltime = run.job.walltime
+                if not (walltime < 0 or delay < walltime):
+                    delay = walltime
+                if delay < shortest:
+                    shortest = delay
+            elif kind is not RejectJob and kind is not SetJobMetadata:
+                quiet = False
+                break
+            if decision.timestamp > end:
+                end = decision.timestamp
+        if quiet:
+            end = end + (len(decisions) + 1) * comm + WINDOW  # (beyond the exchange's end)
+            quiet = end < INF and first_end > end + WINDOW and shortest > end - clock + WINDOW
+        if not quiet:  # the rounds run the requests (`reply_requests`)
+            made = self.reply_requests(answer)
+            if isinstance(made, list):
+                reply_actor.script = made
+            else:  # registrations: a generator from now on
+                reply_actor.script = None
+                reply_actor.gen = made
+                reply_actor.send = made.send
+            return
+        self.quiet_replies += 1
+        spawns = self._spawns
+        for decision in decisions:
+            if decision.timestamp > engine.now:
+                engine.advance(decision.timestamp - engine.now)
+            engine.transfer(latency, seconds)
+            self.on_decision(("DECISION", decision))
+            if spawns:  # the job's executor, and its first turn
+                for request, run in spawns:
+                    child = Actor(request[1], request[2], request[3])
+                    assert run is not None
+                    run.actor = child
+                    first: tuple = child.send(None)  # (a delay job: its sleep)
+                    assert first[0] == SLEEP_REQUEST
+                    engine.sleep(child, first[1])
+                spawns.clear()
+        if answer.now > engine.now:
+            engine.advance(answer.now - engine.now)
+        engine.transfer(latency, seconds)
+        reply_actor.dead = True
+        server.pending = None
+        # "ready" delivered: the server's turn, done here unless it ends the simulation.
+        if (self.events or self.end_sent or self.user_sources
+                or (self.nb_submitters_done == self.nb_submitters and self.everything_done())):
+            server.value = _SCHED_READY
+            to_run.pop(0)
+            return
+        self.sched_ready = True
+        to_run.clear()
+        engine.mailbox.get(server)
 
     def reply_requests(self, reply: d.Reply) -> list[tuple] | Generator:
         """The requests of the request-reply actor once the reply came (`request_reply`)."""
@@ -1049,13 +1265,18 @@ class Simulation:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
                 sources[workload.name].start()
             else:
-                engine.spawn(submitter_process(self, workload), f"{workload.name}_submitter")
+                self._submitters.append(engine.spawn(submitter_process(self, workload),
+                                                     f"{workload.name}_submitter"))
         for events in self.event_lists:
             if events.name in sources:
                 sources[events.name].start()
             else:
                 engine.spawn(event_submitter_process(self, events), f"{events.name}_submitter")
-        engine.spawn(self.server(), "server")
+        self._server = engine.spawn(self.server(), "server")
+        if (self.shortcuts and self.options.timing == "batsim" and self.energy_trace is None
+                and engine.availability is None and not self.options.end_in_last_batch
+                and not lean._binds(self.decision)):
+            engine.shortcut = self.shortcut
         try:
             engine.run()
             while not self.end_acknowledged and self.user_sources:
@@ -1068,6 +1289,9 @@ class Simulation:
                 engine.run()
         except Stopped:
             self.stopped = True
+        if engine.shortcut is not None:
+            log.debug("full engine: %d scheduler replies applied without rounds, %d messages "
+                      "handed over at once", self.quiet_replies, self.quiet_wakes)
         for hook in self.end_hooks:
             hook()
         if self.stopped:
@@ -1097,6 +1321,7 @@ def _execute_where(decision: d.ExecuteJob, now: float) -> str:
 
 
 _SCHED_READY = ("SCHED_READY",)
+_GET: Final = (GET,)
 
 
 def _ignore(msg: tuple) -> None:
