@@ -10,6 +10,8 @@ it on only when stderr is a terminal and -q is not given.
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 import threading
 import time
@@ -17,19 +19,32 @@ from types import TracebackType
 from typing import Any, TextIO
 
 DELAY = 1.0
-"""Seconds before the line appears."""
+"""Seconds before the line appears (`BATSIM_PY_PROGRESS_DELAY` changes it)."""
 INTERVAL = 0.25
 """Seconds between redraws."""
+
+
+def delay_from_env() -> float:
+    """`DELAY`, or the seconds `BATSIM_PY_PROGRESS_DELAY` gives (finite, >= 0; anything else is
+    ignored). Why: the tests of the real line (tests/analysis/test_progress.py) would otherwise
+    need a run that outlasts the delay on the fastest kernel (100,000 jobs, two runs of
+    several seconds each); with 0 a run of a few thousand jobs shows it."""
+    text = os.environ.get("BATSIM_PY_PROGRESS_DELAY")
+    try:
+        value = float(text) if text else DELAY
+    except ValueError:
+        return DELAY
+    return value if value >= 0 and math.isfinite(value) else DELAY
 
 
 class ProgressDisplay:
     """Context manager showing the progress of `sim` (a Simulation) on `stream`."""
 
-    def __init__(self, sim: Any, stream: TextIO | None = None, delay: float = DELAY,
+    def __init__(self, sim: Any, stream: TextIO | None = None, delay: float | None = None,
                  interval: float = INTERVAL) -> None:
         self.sim = sim
         self.stream = stream if stream is not None else sys.stderr
-        self.delay = delay
+        self.delay = delay_from_env() if delay is None else delay
         self.interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="batsim-py progress",

@@ -24,3 +24,34 @@ if not native.compiled_modules():
 @pytest.fixture
 def reference_dir() -> Path:
     return REFERENCE
+
+
+# -- running in parallel (pytest-xdist: `python -m pytest -n 2`, README's test command) --------
+#
+# Every test must be safe to run beside any other, in another process: files in tmp_path (or
+# tmp_path_factory, one folder per worker), free ports (never a fixed one), no writes into the
+# project's folders, session fixtures that build something per process (or under a file lock),
+# and time bounds that hold when the other cores are busy (CPU time for cost bounds:
+# time.process_time(); wall-clock bounds only against a timeout that is being ruled out).
+
+HEAVY_FIRST = ("tests/sharing/test_family_oracle.py", "tests/sim/test_energy_oracle.py",
+               "tests/sim/test_availability_traces.py", "tests/sharing/test_oracle.py",
+               "tests/test_docs.py")
+"""Modules whose tests are among the longest (SimGrid oracles, the docs pages)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, the longest tests go first: its work-stealing scheduler hands each worker a
+    contiguous share and balances by taking tests from the end of a queue, so a long test left
+    at the end would run alone while the other core idles. The order is the same in every
+    worker (xdist requires it); a plain run keeps the files' order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        if path in HEAVY_FIRST:
+            return 0
+        return 1 if item.get_closest_marker("slow") is not None else 2
+
+    items.sort(key=rank)  # (stable: the files' order within each rank)

@@ -22,9 +22,15 @@ from batsim_py.wire import EXACT_READ_LIMIT, read_back, wire_time
 class InProcess(DecisionProcess):
     def __init__(self, scheduler: DecisionProcess) -> None:
         self.scheduler = scheduler
+        # A scheduler that says so (`replies_at_request_time = True`, e.g. `easy`) replies
+        # with the request's `now` and stamps every decision with it, never CALL_ME_LATER:
+        # its reply, at a time `read_back` keeps as it is, is read as it is without a look.
+        self.at_request = getattr(scheduler, "replies_at_request_time", False) is True
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         t = wire_time(now)
+        if self.at_request and type(t) is float and -EXACT_READ_LIMIT < t < EXACT_READ_LIMIT:
+            return self.scheduler.exchange(t, events)
         reply = self.scheduler.exchange(t, events)
         # The usual reply (`now` and every decision at the request's time, a 6-decimal float
         # below `EXACT_READ_LIMIT` (or an int below 1e9) which `read_back` keeps as it is, and

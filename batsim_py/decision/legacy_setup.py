@@ -90,8 +90,9 @@ def redis_wanted(args: Any) -> bool:
 
 def make_redis_store(args: Any, prefix: str, legacy: bool) -> Any:
     """The Redis store of a run: a private server (`--redis-server auto`) or the user's."""
-    from batsim_py.decision.redis_store import RedisServer, RedisStore
+    from batsim_py.decision.redis_store import RedisServer, RedisStore, import_redis
 
+    import_redis()  # (before the private server starts: see import_redis)
     server = None
     host, port = args.redis_hostname, args.redis_port
     if args.redis_server is not None:

@@ -38,6 +38,25 @@ START_TIMEOUT = 10.0  # seconds for a private redis-server to answer PING
 STOP_GRACE = 5.0
 
 
+def import_redis() -> Any:
+    """The `redis` package, imported with SIGINT and SIGTERM held back until it is loaded.
+
+    Why: the import takes a tenth of a second (asyncio, ssl, cryptography, opentelemetry...)
+    as a run starts, and the CLI's stop signal raises KeyboardInterrupt wherever Python is: one
+    landing inside those imports' C extensions made batsim-py die by SIGINT (exit -2) after
+    printing its SIGTERM line, or fail with an internal TypeError. Held back, the signal is
+    taken right after the import, where unwinding is safe."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") \
+        else None
+    try:
+        import redis
+    finally:
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    return redis
+
+
 def _death_signal() -> Any:
     from batsim_py.decision.child import _death_signal as death_signal
 
@@ -140,7 +159,7 @@ class RedisStore:
 
     def __init__(self, host: str, port: int, prefix: str, *, legacy: bool,
                  forward_profiles: bool = False, server: RedisServer | None = None) -> None:
-        import redis
+        redis = import_redis()
 
         self.where = f"{host}:{port}"
         self.prefix = prefix

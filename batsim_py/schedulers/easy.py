@@ -130,6 +130,10 @@ class _SizeIndex:
 class EasyBackfill(DecisionProcess):
     """pybatsim `easyBackfill` (EASY backfilling over contiguous machine ranges)."""
 
+    # Every reply's `now` is the request's and every decision carries it (no CALL_ME_LATER):
+    # `InProcess` may pass the reply on without checking it.
+    replies_at_request_time: Final = True
+
     def __init__(self, *, shortcuts: bool = True, check_reservations: bool = False) -> None:
         self._shortcuts = shortcuts  # False only to cross-check the shortcuts in tests
         self._check_reservations = check_reservations  # True only in tests, see the docstring

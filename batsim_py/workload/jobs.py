@@ -35,6 +35,7 @@ from batsim_py.workload.model import (
     RES,
     Job,
     JobShape,
+    jobs_read,
 )
 
 _BANGS = re.compile(r"!+")
@@ -250,9 +251,8 @@ def _uniform_jobs(raw_jobs: list[Any], workload: str) -> list[Job] | None:
     shape, others = known
     forms: Any = (repeat(shape, n) if not others else
                   [(shape, tuple([obj[k] for k in others])) for obj in raw_jobs])
-    full_ids = map((workload + "!").__add__, names)
-    return list(map(Job, full_ids, repeat(workload, n), names, map(float, subtimes), walls,
-                    sizes, profiles, forms))
+    full_ids = map((workload + "!").__add__, names)  # (the names hold no "!" nor workload)
+    return jobs_read(full_ids, workload, map(float, subtimes), walls, sizes, profiles, forms)
 
 
 _EXACT = 2**53  # every integer up to this one is exactly a double's value

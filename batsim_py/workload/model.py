@@ -10,7 +10,7 @@ would take most of a large run's memory (750 MB of 1.4 GB for a million jobs).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -120,6 +120,33 @@ def _job_name(job: Job) -> str:
 Job.name = property(  # type: ignore[assignment,method-assign,misc]
     _job_name, _NAME_SLOT.__set__, doc="The job's name in its workload (`id` without "
     "'workload!').")
+
+
+def jobs_read(ids: Iterable[str], workload: str, subtimes: Iterable[float],
+              walltimes: Iterable[float], sizes: Iterable[int], profiles: Iterable[str],
+              forms: Iterable[Any]) -> list[Job]:
+    """Jobs read from a file whose ids are all `workload + "!" + name`: what `Job(id,
+    workload, name, ...)` makes for each (its name slot then holds None), made three times
+    faster for the tens of thousands of jobs of a large workload by setting the slots of a
+    new object directly instead of calling `__init__` (the call with its keyword-only
+    argument and the name test cost more than the eight stores)."""
+    new = object.__new__
+    set_name = _NAME_SLOT.__set__
+    out: list[Job] = []
+    append = out.append
+    for job_id, subtime, walltime, res, profile, form in zip(
+            ids, subtimes, walltimes, sizes, profiles, forms, strict=True):
+        job = new(Job)
+        job.id = job_id
+        job.workload = workload
+        set_name(job, None)
+        job.subtime = subtime
+        job.walltime = walltime
+        job.res = res
+        job.profile = profile
+        job.json_form = form
+        append(job)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,10 +63,10 @@ def test_gantt_ten_jobs_one_rectangle_per_job() -> None:
 
 def test_gantt_hundred_thousand_jobs_is_rasterised_and_fast() -> None:
     run = synthetic_run(100_000, nb_machines=128)
-    t = time.perf_counter()
+    t = time.process_time()  # CPU seconds: other tests and processes share the cores
     fig = plots.gantt(run)  # two workloads: coloured by workload
     image = _png(fig)
-    assert time.perf_counter() - t < 20
+    assert time.process_time() - t < 20
     (raster,) = [a for a in fig.axes[0].get_images() if isinstance(a, AxesImage)]
     pixels = raster.get_array()
     assert pixels.shape[0] == 128

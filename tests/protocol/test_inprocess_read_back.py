@@ -97,3 +97,55 @@ def test_times_handed_to_a_scheduler_read_back_as_they_are() -> None:
                         rng.uniform(0, 1e9) / 3])
         t = wire_time(x)
         assert read_back(t) == t == rapidjson_double(repr(t)), x
+
+
+class Promising(Fixed):
+    """Says its replies carry the request's time (as `easy` does), whatever it replies."""
+
+    replies_at_request_time = True
+
+
+def test_a_scheduler_replying_at_request_time_is_passed_through() -> None:
+    """Its reply is returned as it is (the same object, unread); one that does not say so, or
+    says so at a time `read_back` would change, is read as always."""
+    promising, plain = Promising(), Fixed()
+    for fixed in (promising, plain):
+        fixed.reply = d.Reply(5.0, (d.ExecuteJob(5.0, "w0!1", (0,)),))
+    assert InProcess(promising).exchange(5.0, []) is promising.reply
+    big = 1e10 + 0.5  # beyond EXACT_READ_LIMIT: the reply's times are read back
+    promising.reply = d.Reply(big, (d.ExecuteJob(big, "w0!1", (0,)),))
+    got = InProcess(promising).exchange(big, [])
+    assert got == decode_reply(encode_reply(promising.reply))
+    assert InProcess(plain).at_request is False
+
+
+def test_easy_keeps_its_promise() -> None:
+    """`easy` declares replies_at_request_time: every reply of a run with submissions,
+    completions and rejections has the request's `now` and stamps every decision with it."""
+    from batsim_py.decision.events import JobCompleted, JobSubmitted, SimulationBegins
+    from batsim_py.schedulers.easy import EasyBackfill
+    from batsim_py.workload.model import Job
+
+    easy = EasyBackfill()
+    assert InProcess(easy).at_request is True
+    rng = random.Random(5)
+    begins = SimulationBegins(0.0, 8, 8, 0, False, False, {}, (), (), {}, {})
+    replies = [(0.0, easy.exchange(0.0, [begins]))]
+    running: list[str] = []
+    now = 0.0
+    for i in range(300):
+        now = round(now + rng.random() * 50, 6)
+        if running and rng.random() < 0.5:
+            job_id = running.pop(rng.randrange(len(running)))
+            events: list[Event] = [JobCompleted(now, job_id, "COMPLETED_SUCCESSFULLY", 0, ())]
+        else:
+            job = Job(f"w0!{i}", "w0", str(i), now, float(rng.choice([60, 600, -1])),
+                      rng.choice([1, 2, 3, 8, 9]), "p", {})
+            events = [JobSubmitted(now, job)]
+        reply = easy.exchange(now, events)
+        running += [x.job_id for x in reply.decisions if type(x) is d.ExecuteJob]
+        replies.append((now, reply))
+    kinds = {type(x) for _, r in replies for x in r.decisions}
+    assert kinds == {d.ExecuteJob, d.RejectJob}
+    for t, reply in replies:
+        assert reply.now == t and all(x.timestamp == t for x in reply.decisions)

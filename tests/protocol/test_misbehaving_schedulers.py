@@ -26,7 +26,10 @@ FAKE = Path(__file__).with_name("fake_scheduler.py")
 ARGS = ["-p", str(PROJECT / "platforms" / "small4.xml"),
         "-w", str(PROJECT / "workloads" / "delays_small.json")]
 CLI = [sys.executable, "-m", "batsim_py.cli"]
-QUICK = 15  # seconds: what a detection "at once" may take on a loaded 2-core machine
+# Seconds a detection "at once" may take: a Python start, imports and a small run on a loaded
+# 2-core machine (tests run two at a time there: pytest -n 2), yet below the shortest timeout
+# these tests rule out, the 30 s default connect timeout (the reply timeout is 600 s).
+QUICK = 25
 
 
 def free_port() -> int:

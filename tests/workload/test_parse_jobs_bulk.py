@@ -12,6 +12,7 @@ import pytest
 from batsim_py.errors import WorkloadError
 from batsim_py.workload import jobs as jobs_module
 from batsim_py.workload.jobs import parse_job, parse_jobs
+from batsim_py.workload.model import _NAME_SLOT
 
 FIELDS = ("id", "workload", "name", "subtime", "walltime", "res", "profile", "json_form")
 
@@ -40,6 +41,8 @@ def _same(raw: list[Any], workload: str = "w0") -> None:
         for name in FIELDS:
             x, y = getattr(a, name), getattr(b, name)
             assert x == y and type(x) is type(y), (name, x, y)
+        # (a job read from a file keeps no name of its own: `id` gives it, see model.Job)
+        assert _NAME_SLOT.__get__(a) == _NAME_SLOT.__get__(b)
         da, db = a.description, b.description
         assert list(da.items()) == list(db.items())
         assert [type(v) for v in da.values()] == [type(v) for v in db.values()]
