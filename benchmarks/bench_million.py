@@ -7,7 +7,13 @@ the one to compare). Target (issue 20): a peak below 1 GB, and at most 20 times 
 time of benchmarks/bench_delay_easy.py (`--jobs 50000` gives 50,000 jobs of this generator,
 as wide as these: 152 machines per job on average against f_50k's 17).
 
-    python benchmarks/bench_million.py [--jobs 1000000] [--timing batsim|ideal]
+Also printed: the part of the run spent writing the output files (`write_outputs`, wall and
+CPU; the Pajé trace of a million such jobs is 13.4 GB), and the time in the scheduler: wall
+(`sim.scheduling_time`, what schedule.csv prints) and, with `--sched-cpu`, its CPU time,
+measured in one more, untimed run whose exchanges are recorded, then replayed into a fresh
+scheduler (benchmarks/common.py, `scheduler_cpu`; it doubles the benchmark's time).
+
+    python benchmarks/bench_million.py [--jobs 1000000] [--timing batsim|ideal] [--sched-cpu]
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from common import scheduler_cpu  # noqa: E402 - benchmarks/common.py
 from yardstick import Yardstick  # noqa: E402 - benchmarks/yardstick.py
 
 
@@ -31,8 +38,11 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1_000_000)
     parser.add_argument("--timing", default="batsim")
     parser.add_argument("--scheduler", default="easy")
+    parser.add_argument("--sched-cpu", action="store_true",
+                        help="also measure the scheduler's CPU time (one more run)")
     args = parser.parse_args()
 
+    from batsim_py import run as run_module
     from batsim_py.decision.inprocess import InProcess
     from batsim_py.run import RunSpec, run_simulation
     from batsim_py.schedulers import get_scheduler
@@ -50,25 +60,50 @@ def main() -> int:
         print(f"generated {workload.name} in {time.perf_counter() - t:.1f} s")
     stick = Yardstick()
     stick.sample()  # (a fresh process: nothing added to this one's peak memory)
+    writing = [0.0, 0.0]  # wall and CPU time in write_outputs
+    write_outputs = run_module.write_outputs
+
+    def timed_write(*a, **kw):  # noqa: ANN002, ANN003, ANN202
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            return write_outputs(*a, **kw)
+        finally:
+            writing[0] += time.perf_counter() - t
+            writing[1] += time.process_time() - c
+
+    run_module.write_outputs = timed_write
+
+    def spec(out: str) -> RunSpec:
+        return RunSpec(str(ROOT / "platforms" / "cluster1024.xml"), [str(workload)],
+                       Options(export_prefix=os.path.join(out, "out"), timing=args.timing))
+
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
         c0 = time.process_time()
-        sim = run_simulation(
-            RunSpec(str(ROOT / "platforms" / "cluster1024.xml"), [str(workload)],
-                    Options(export_prefix=os.path.join(out, "out"), timing=args.timing)),
-            InProcess(get_scheduler(args.scheduler)),
-        )
+        sim = run_simulation(spec(out), InProcess(get_scheduler(args.scheduler)))
         wall = time.perf_counter() - t0
         cpu = time.process_time() - c0
+    run_module.write_outputs = write_outputs
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     n = len(sim.job_records)
+    scheduling_time = sim.scheduling_time
+    del sim
     print(f"jobs {n}  wall {wall:.1f} s  cpu {cpu:.1f} s  {n / wall:.0f} jobs/s  "
-          f"peak {peak:.0f} MiB  "
-          f"(of which in the scheduler {sim.scheduling_time:.1f} s; timing {args.timing}, "
-          f"scheduler {args.scheduler})")
+          f"peak {peak:.0f} MiB  (timing {args.timing}, scheduler {args.scheduler})")
+    print(f"of which writing the outputs: wall {writing[0]:.1f} s, cpu {writing[1]:.1f} s; "
+          f"in the scheduler: wall {scheduling_time:.1f} s", end="")
+    if args.sched_cpu:
+        with tempfile.TemporaryDirectory() as out:
+            sched_cpu, exchanges = scheduler_cpu(
+                lambda decision: run_simulation(spec(out), decision), args.scheduler)
+        print(f", cpu {sched_cpu:.1f} s ({exchanges} exchanges, replayed)")
+    else:
+        print(" (cpu: --sched-cpu)")
     stick.sample()
-    print(f"wall {stick.ratio(wall)}; cpu {cpu / min(stick.cpu_samples):.3g} x the yardstick's "
-          f"cpu; {stick.summary()}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    best_cpu = min(stick.cpu_samples)
+    print(f"wall {stick.ratio(wall)}; cpu {cpu / best_cpu:.3g} x the yardstick's cpu "
+          f"(writing the outputs {writing[1] / best_cpu:.3g}x); {stick.summary()}; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     from batsim_py.native import kernel_label
 
     print(kernel_label())

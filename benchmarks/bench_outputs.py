@@ -133,8 +133,7 @@ def one_run(platform: str, workload: str, timing: str) -> dict:
 
         def trace() -> None:  # (as output/files.py writes it: native writer if built)
             with open(prefix + "_schedule.trace", "wb") as f:
-                for chunk in sim.paje.body_bytes():
-                    f.write(chunk)
+                sim.paje.write_body(f)
                 f.write(sim.paje.trailer(sim.engine.now).encode())
 
         timer.time("schedule.csv", schedule)

@@ -18,8 +18,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
-#define API_VERSION 1 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 4 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -240,6 +242,10 @@ typedef struct {
 } Machines;
 
 static PyObject *str_start, *str_stop, *str_step;  /* interned at import */
+/* The attributes of a jobs.csv record (output/jobs_csv.py's JobRecord) and of its job. */
+static PyObject *str_job, *str_final_state, *str_starting_time, *str_alloc, *str_energy,
+    *str_metadata, *str_name, *str_workload, *str_profile, *str_subtime, *str_res,
+    *str_walltime;
 
 static int64_t range_attr(PyObject *r, PyObject *name, int *err) {
     PyObject *v = PyObject_GetAttr(r, name);
@@ -328,7 +334,17 @@ typedef struct {
     int64_t nb_defined;
     JobList *others;        /* per machine: jobs sharing it with the one it shows */
     int64_t nb_others;
+    /* Each machine's number as text, 8 bytes a machine (its length in numlen), so that a
+     * line copies it instead of dividing; NULL on more than NUMTAB_MAX machines. */
+    char *numtab;
+    unsigned char *numlen;
+    Buf line;               /* a record's line head and value (`record`) */
+    Buf out;                /* the block `write` formats before writing it */
+    int busy;               /* `write` is running (the GIL is released while it writes) */
 } TraceEvents;
+
+#define NUMTAB_MAX (1 << 20)  /* machines with a table of numbers (8 MB at most) */
+#define WRITE_BLOCK (1 << 20) /* bytes formatted before each write(2) */
 
 static void trace_dealloc(TraceEvents *self) {
     Py_XDECREF(self->ids);
@@ -340,6 +356,10 @@ static void trace_dealloc(TraceEvents *self) {
     Py_XDECREF(self->jobs);
     PyMem_Free(self->shown);
     PyMem_Free(self->defined);
+    PyMem_Free(self->numtab);
+    PyMem_Free(self->numlen);
+    PyMem_Free(self->line.data);
+    PyMem_Free(self->out.data);
     if (self->others != NULL) {
         for (int64_t m = 0; m < self->n; m++)
             PyMem_Free(self->others[m].items);
@@ -357,6 +377,10 @@ static int trace_init(TraceEvents *self, PyObject *args, PyObject *kwds) {
         return -1;
     if (n < 0 || PyList_GET_SIZE(colors) == 0) {
         PyErr_SetString(PyExc_ValueError, "TraceEvents: bad machine count or no colours");
+        return -1;
+    }
+    if (self->ids != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: initialised twice");
         return -1;
     }
     self->n = n;
@@ -379,6 +403,20 @@ static int trace_init(TraceEvents *self, PyObject *args, PyObject *kwds) {
         self->shown[m] = -1;
     self->nb_defined = 0;
     self->nb_others = 0;
+    if (n <= NUMTAB_MAX) {
+        self->numtab = PyMem_Malloc((size_t)(n ? n : 1) * 8);
+        self->numlen = PyMem_Malloc((size_t)(n ? n : 1));
+        if (self->numtab == NULL || self->numlen == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (int64_t m = 0; m < n; m++) {
+            char *end = put_u64(self->numtab + 8 * m, (uint64_t)m);
+            self->numlen[m] = (unsigned char)(end - (self->numtab + 8 * m));
+        }
+    }
+    if (buf_init(&self->line, 512) < 0)
+        return -1;
     return 0;
 }
 
@@ -466,39 +504,97 @@ static int state_job(TraceEvents *self, Buf *b, const char *date, Py_ssize_t dat
     return 0;
 }
 
-static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, int64_t k) {
-    char date[400];
-    Py_ssize_t date_len;
-    {
-        Buf d;
-        if (buf_init(&d, 64) < 0)
-            return -1;
-        if (buf_fixed6(&d, t) < 0 || d.len > (Py_ssize_t)sizeof(date)) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "date too long");
-            buf_free(&d);
-            return -1;
-        }
-        memcpy(date, d.data, (size_t)d.len);
-        date_len = d.len;
-        buf_free(&d);
+/* The lines `<head><machine><value>` of machines lo, lo + step, ... (`count` of them, each
+ * in [0, n): checked by the caller), where head is a record's `6 <date> machine_state m` and
+ * value ` j<id>\n` or ` w\n`: three copies a line, the machine's number from the table. */
+static int emit_lines(TraceEvents *self, Buf *b, const char *head, Py_ssize_t hlen,
+                      const char *value, Py_ssize_t vlen, int64_t lo, int64_t step,
+                      Py_ssize_t count) {
+    if (count <= 0)
+        return 0;
+    if (count > (PY_SSIZE_T_MAX - b->len) / (hlen + vlen + 24)) {
+        PyErr_NoMemory();
+        return -1;
     }
+    if (buf_reserve(b, count * (hlen + vlen + 24)) < 0)
+        return -1;
+    char *p = b->data + b->len;
+    const char *tab = self->numtab;
+    const unsigned char *lens = self->numlen;
+    int64_t m = lo;
+    for (Py_ssize_t i = 0; i < count; i++, m += step) {
+        memcpy(p, head, (size_t)hlen);
+        p += hlen;
+        if (tab != NULL) {  /* (8 bytes copied, its length kept: room was reserved) */
+            memcpy(p, tab + 8 * m, 8);
+            p += lens[m];
+        } else {
+            p = put_u64(p, (uint64_t)m);
+        }
+        memcpy(p, value, (size_t)vlen);
+        p += vlen;
+    }
+    b->len = p - b->data;
+    return 0;
+}
+
+static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, int64_t k) {
     if (k < 0 || k >= PyList_GET_SIZE(self->allocs)) {
         PyErr_SetString(PyExc_IndexError, "job ordinal out of range");
         return -1;
     }
+    /* The record's line head `6 <date> machine_state m` and, for a start, its value
+     * ` j<id>\n`, made once (the date formatted once) in self->line. */
+    Buf *line = &self->line;
+    line->len = 0;
+    if (BUF_LIT(line, "6 ") < 0 || buf_fixed6(line, t) < 0)
+        return -1;
+    Py_ssize_t date_len = line->len - 2;
+    if (BUF_LIT(line, " machine_state m") < 0)
+        return -1;
+    Py_ssize_t hlen = line->len, vlen = 0;
+    if (kind == 0) {
+        Py_ssize_t id_len;
+        const char *id = job_id(self, k, &id_len);
+        if (id == NULL || BUF_LIT(line, " j") < 0 || buf_put(line, id, id_len) < 0
+            || BUF_LIT(line, "\n") < 0)
+            return -1;
+        vlen = line->len - hlen;
+    }
+    const char *head = line->data, *date = line->data + 2, *value = line->data + hlen;
     Machines ms;
     if (machines_open(&ms, PyList_GET_ITEM(self->allocs, k)) < 0)
         return -1;
     int rc = -1;
+    /* The common case: a contiguous allocation whose machines all wait (a start) or all show
+     * this job with no other job to show next (an end, no machine skipped): its lines in one
+     * go, the same lines the machine-by-machine paths below write. */
+    int contiguous = ms.is_range && ms.step == 1 && ms.count > 0 && ms.start >= 0
+                     && ms.count <= self->n && ms.start <= self->n - ms.count;
     if (kind == 0) {  /* start: each waiting machine shows the job */
+        if (contiguous) {
+            int64_t *shown = self->shown + ms.start;
+            Py_ssize_t i = 0;
+            while (i < ms.count && shown[i] < 0)
+                i++;
+            if (i == ms.count) {
+                if (define_job(self, b, k) < 0
+                    || emit_lines(self, b, head, hlen, value, vlen, ms.start, 1, ms.count) < 0)
+                    goto done;
+                for (i = 0; i < ms.count; i++)
+                    shown[i] = k;
+                rc = 0;
+                goto done;
+            }
+        }
         for (Py_ssize_t i = 0; i < ms.count; i++) {
             int64_t m = machines_get(&ms, i, self->n);
             if (m < 0)
                 goto done;
             if (self->shown[m] < 0) {
                 self->shown[m] = k;
-                if (define_job(self, b, k) < 0 || state_job(self, b, date, date_len, m, k) < 0)
+                if (define_job(self, b, k) < 0
+                    || emit_lines(self, b, head, hlen, value, vlen, m, 1, 1) < 0)
                     goto done;
             } else {  /* compute sharing: the machine keeps showing its first job */
                 if (joblist_append(&self->others[m], k) < 0)
@@ -516,6 +612,20 @@ static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, i
             Py_DECREF(key);
             if (skip == NULL && PyErr_Occurred())
                 goto done;
+        }
+        if (contiguous && skip == NULL && self->nb_others == 0) {
+            int64_t *shown = self->shown + ms.start;
+            Py_ssize_t i = 0;
+            while (i < ms.count && shown[i] == k)
+                i++;
+            if (i == ms.count) {
+                if (emit_lines(self, b, head, hlen, " w\n", 3, ms.start, 1, ms.count) < 0)
+                    goto done;
+                for (i = 0; i < ms.count; i++)
+                    shown[i] = -1;
+                rc = 0;
+                goto done;
+            }
         }
         for (Py_ssize_t i = 0; i < ms.count; i++) {
             int64_t m = machines_get(&ms, i, self->n);
@@ -547,7 +657,7 @@ static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, i
                         goto done;
                 }
                 if (!skipped) {
-                    if (state_prefix(b, date, date_len, m) < 0 || BUF_LIT(b, "w\n") < 0)
+                    if (emit_lines(self, b, head, hlen, " w\n", 3, m, 1, 1) < 0)
                         goto done;
                 }
                 continue;
@@ -618,20 +728,27 @@ static PyObject *trace_chunk(TraceEvents *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
         goto out;
     }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: already writing");
+        goto out;
+    }
     const double *times = tv.buf;
     const signed char *kinds = kv.buf;
     const int64_t *jobs = jv.buf;
     Buf b;
-    if (buf_init(&b, limit + 65536) < 0)
+    if (buf_init(&b, (limit < WRITE_BLOCK ? limit : WRITE_BLOCK) + 65536) < 0)
         goto out;
+    self->busy = 1;
     Py_ssize_t r = lo;
     while (r < count && b.len < limit) {
         if (record(self, &b, r, times[r], kinds[r], jobs[r]) < 0) {
+            self->busy = 0;
             buf_free(&b);
             goto out;
         }
         r++;
     }
+    self->busy = 0;
     PyObject *text = buf_bytes(&b);
     if (text != NULL) {
         result = Py_BuildValue("(Nn)", text, r);
@@ -643,9 +760,122 @@ out:
     return result;
 }
 
+/* All of `n` bytes to the file descriptor, the GIL released while the kernel writes (a signal
+ * interrupting it runs its handler, which may raise); -1 with OSError set on a failed write. */
+static int write_all(int fd, const char *p, Py_ssize_t n) {
+    while (n > 0) {
+        Py_ssize_t w;
+        int err;
+        Py_BEGIN_ALLOW_THREADS
+        w = write(fd, p, (size_t)(n < (1 << 30) ? n : (1 << 30)));
+        err = errno;
+        Py_END_ALLOW_THREADS
+        if (w < 0) {
+            if (err == EINTR) {
+                if (PyErr_CheckSignals() < 0)
+                    return -1;
+                continue;
+            }
+            errno = err;
+            PyErr_SetFromErrno(PyExc_OSError);
+            return -1;
+        }
+        p += w;
+        n -= w;
+    }
+    return 0;
+}
+
+/* write(fd, lo, limit) -> (next, written): the lines of the records from `lo` on, written to
+ * the file descriptor `fd` (at its offset) by blocks of about WRITE_BLOCK bytes (or `limit`
+ * if smaller) formatted in
+ * one buffer kept from call to call (no bytes object, no copy through Python), stopping after
+ * the block that brings the bytes written by this call to `limit` or more; the first record
+ * not written and the bytes written.  A failed write raises OSError (the file then holds part
+ * of the lines: the caller discards it). */
+static PyObject *trace_write(TraceEvents *self, PyObject *args) {
+    int fd;
+    Py_ssize_t lo, limit;
+    if (!PyArg_ParseTuple(args, "inn", &fd, &lo, &limit))
+        return NULL;
+    Py_buffer tv, kv, jv;
+    if (PyObject_GetBuffer(self->times, &tv, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(self->kinds, &kv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&tv);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(self->jobs, &jv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&tv);
+        PyBuffer_Release(&kv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t count = tv.len / (Py_ssize_t)sizeof(double);
+    if (kv.len != count || jv.len / (Py_ssize_t)sizeof(int64_t) != count || lo < 0) {
+        PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
+        goto out;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: already writing");
+        goto out;
+    }
+    const double *times = tv.buf;
+    const signed char *kinds = kv.buf;
+    const int64_t *jobs = jv.buf;
+    Buf *b = &self->out;
+    if (b->data == NULL && buf_init(b, WRITE_BLOCK + 65536) < 0)
+        goto out;
+    b->len = 0;
+    self->busy = 1;
+    Py_ssize_t block = limit < WRITE_BLOCK ? (limit > 0 ? limit : 1) : WRITE_BLOCK;
+    Py_ssize_t r = lo;
+    long long written = 0;
+    int failed = 0;
+    while (r < count) {
+        if (record(self, b, r, times[r], kinds[r], jobs[r]) < 0) {
+            failed = 1;
+            break;
+        }
+        r++;
+        if (b->len >= block) {
+            if (write_all(fd, b->data, b->len) < 0) {
+                failed = 1;
+                break;
+            }
+            written += b->len;
+            b->len = 0;
+            if (written >= limit)
+                break;
+        }
+    }
+    if (!failed && b->len) {
+        if (write_all(fd, b->data, b->len) < 0)
+            failed = 1;
+        else
+            written += b->len;
+    }
+    b->len = 0;
+    if (b->cap > 8 * WRITE_BLOCK) {  /* (grown by a huge record: not kept) */
+        buf_free(b);
+        b->cap = 0;
+    }
+    self->busy = 0;
+    if (!failed)
+        result = Py_BuildValue("(nL)", r, written);
+out:
+    PyBuffer_Release(&tv);
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&jv);
+    return result;
+}
+
 static PyMethodDef trace_methods[] = {
     {"chunk", (PyCFunction)trace_chunk, METH_VARARGS,
      "chunk(lo, limit) -> (bytes, next): the lines of records lo.. (about limit bytes)"},
+    {"write", (PyCFunction)trace_write, METH_VARARGS,
+     "write(fd, lo, limit) -> (next, written): the lines of records lo.. written to the file "
+     "descriptor fd (about limit bytes)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -817,6 +1047,385 @@ out:
     return result;
 }
 
+/* A text column's value as UTF-8, or NULL with *plain = 0 when it is not a str or holds a
+ * character the CSV standard quotes (`,` `"` CR LF: output/jobs_csv.py's csv_text). */
+static const char *plain_text(PyObject *obj, Py_ssize_t *len, int *plain) {
+    if (!PyUnicode_Check(obj)) {
+        *plain = 0;
+        return NULL;
+    }
+    const char *s = PyUnicode_AsUTF8AndSize(obj, len);
+    if (s == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < *len; i++) {
+        char c = s[i];
+        if (c == ',' || c == '"' || c == '\r' || c == '\n') {
+            *plain = 0;
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* One row of `jobs_rows_of` (the attributes of `rec` read here); 1 when the row needs the
+ * Python path (a rejected job, a text column to quote), 0 when written, -1 on an error. */
+static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
+                      PyObject *format_alloc, PyObject *energy_text) {
+    PyObject *job = NULL, *state = NULL, *v = NULL;
+    int rc = -1;
+    const char *text[3];
+    Py_ssize_t lens[3];
+    PyObject *texts[3] = {NULL, NULL, NULL};
+    static PyObject **const names[3] = {&str_name, &str_workload, &str_profile};
+    job = PyObject_GetAttr(rec, str_job);
+    if (job == NULL)
+        goto out;
+    state = PyObject_GetAttr(rec, str_final_state);
+    if (state == NULL)
+        goto out;
+    if (!PyUnicode_Check(state) || PyUnicode_CompareWithASCIIString(state, "REJECTED") == 0) {
+        rc = 1;
+        goto out;
+    }
+    for (int c = 0; c < 3; c++) {
+        int plain = 1;
+        texts[c] = PyObject_GetAttr(job, *names[c]);
+        if (texts[c] == NULL)
+            goto out;
+        text[c] = plain_text(texts[c], &lens[c], &plain);
+        if (!plain) {
+            rc = 1;
+            goto out;
+        }
+        if (text[c] == NULL)
+            goto out;
+    }
+    for (int c = 0; c < 3; c++)
+        if (buf_put(b, text[c], lens[c]) < 0 || BUF_LIT(b, ",") < 0)
+            goto out;
+#define FLOAT_ATTR(obj, attr)                                                     \
+    do {                                                                          \
+        v = PyObject_GetAttr((obj), (attr));                                      \
+        if (v == NULL)                                                            \
+            goto out;                                                             \
+        double x = PyFloat_CheckExact(v) ? PyFloat_AS_DOUBLE(v) : PyFloat_AsDouble(v); \
+        if (x == -1.0 && PyErr_Occurred())                                        \
+            goto out;                                                             \
+        Py_CLEAR(v);                                                              \
+        if (buf_fixed6(b, x) < 0)                                                 \
+            goto out;                                                             \
+    } while (0)
+    FLOAT_ATTR(job, str_subtime);
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    v = PyObject_GetAttr(job, str_res);
+    if (v == NULL || buf_intfmt(b, v) < 0)
+        goto out;
+    Py_CLEAR(v);
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    FLOAT_ATTR(job, str_walltime);
+    int success = PyUnicode_CompareWithASCIIString(state, "COMPLETED_SUCCESSFULLY") == 0;
+    if ((success ? BUF_LIT(b, ",1,") : BUF_LIT(b, ",0,")) < 0 || buf_str(b, state) < 0
+        || BUF_LIT(b, ",") < 0)
+        goto out;
+    FLOAT_ATTR(rec, str_starting_time);
+#undef FLOAT_ATTR
+    for (int c = 0; c < 5; c++)
+        if (BUF_LIT(b, ",") < 0 || column_fixed6(b, &cols[c], i) < 0)
+            goto out;
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    v = PyObject_GetAttr(rec, str_alloc);
+    if (v == NULL)
+        goto out;
+    int done = 0;
+    if (PyRange_Check(v)) {
+        int err = 0;
+        int64_t start = range_attr(v, str_start, &err);
+        int64_t stop = range_attr(v, str_stop, &err);
+        int64_t step = range_attr(v, str_step, &err);
+        if (err)
+            goto out;
+        if (step == 1 && stop > start) {
+            if (buf_i64(b, start) < 0)
+                goto out;
+            if (stop - start > 1 && (BUF_LIT(b, "-") < 0 || buf_i64(b, stop - 1) < 0))
+                goto out;
+            done = 1;
+        }
+    }
+    if (!done) {
+        PyObject *alloc_text = PyObject_CallOneArg(format_alloc, v);
+        if (alloc_text == NULL)
+            goto out;
+        int r = buf_str(b, alloc_text);
+        Py_DECREF(alloc_text);
+        if (r < 0)
+            goto out;
+    }
+    Py_CLEAR(v);
+    if (BUF_LIT(b, ",") < 0)
+        goto out;
+    v = PyObject_GetAttr(rec, str_energy);
+    if (v == NULL)
+        goto out;
+    if (v == Py_None) {
+        if (BUF_LIT(b, "-1.000000") < 0)
+            goto out;
+    } else {
+        PyObject *joules = PyObject_CallOneArg(energy_text, v);
+        if (joules == NULL)
+            goto out;
+        int r = buf_str(b, joules);
+        Py_DECREF(joules);
+        if (r < 0)
+            goto out;
+    }
+    Py_CLEAR(v);
+    v = PyObject_GetAttr(rec, str_metadata);
+    if (v == NULL || BUF_LIT(b, ",\"") < 0 || buf_str(b, v) < 0 || BUF_LIT(b, "\"\n") < 0)
+        goto out;
+    rc = 0;
+out:
+    Py_XDECREF(job);
+    Py_XDECREF(state);
+    Py_XDECREF(v);
+    for (int c = 0; c < 3; c++)
+        Py_XDECREF(texts[c]);
+    return rc;
+}
+
+/* jobs_rows_of(records, doubles, format_alloc, energy_text) -> bytes or None
+ * The rows `jobs_rows` writes, its columns read here from the records themselves (JobRecord:
+ * job, final_state, starting_time, alloc, consumed_energy, metadata; the job's name,
+ * workload, profile, subtime, res, walltime), but for `doubles`, a tuple of 5 float64 columns
+ * (runtime, finish, waiting, turnaround, stretch), and the texts of non-contiguous
+ * allocations and of energies (`format_alloc`, `energy_text`).  None when a record needs
+ * output/jobs_csv.py's other paths: a rejected job, a text column needing CSV quotes. */
+static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
+    PyObject *records, *doubles, *format_alloc, *energy_text;
+    if (!PyArg_ParseTuple(args, "O!O!OO", &PyList_Type, &records, &PyTuple_Type, &doubles,
+                          &format_alloc, &energy_text))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(records);
+    if (PyTuple_GET_SIZE(doubles) != 5) {
+        PyErr_SetString(PyExc_ValueError, "jobs_rows_of: 5 columns of doubles expected");
+        return NULL;
+    }
+    Column cols[5];
+    int opened = 0;
+    PyObject *result = NULL;
+    Buf b;
+    b.data = NULL;
+    for (; opened < 5; opened++)
+        if (column_open(&cols[opened], PyTuple_GET_ITEM(doubles, opened), n) < 0)
+            goto out;
+    if (buf_init(&b, n * 160 + 1024) < 0)
+        goto out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int rc = record_row(&b, PyList_GET_ITEM(records, i), cols, i, format_alloc,
+                            energy_text);
+        if (rc != 0) {
+            buf_free(&b);
+            if (rc > 0) {
+                Py_INCREF(Py_None);
+                result = Py_None;
+            }
+            goto out;
+        }
+    }
+    result = buf_bytes(&b);
+out:
+    for (int c = 0; c < opened; c++)
+        column_close(&cols[c]);
+    return result;
+}
+
+/* `%g` of x, exactly as Python prints it (six significant digits, correctly rounded half to
+ * even on the exact binary value; fixed notation from 10**-4 to below 10**6 and scientific
+ * beyond, trailing zeros and a bare point dropped).  Computed here for 1 <= |x| < 2**64
+ * (every date but the first second's): a whole |x| below 10**6 is the integer it is, the
+ * others are rounded with integers (x = m / 2**s exactly); below 1, beyond 2**64, nan and
+ * inf, Python's own formatter (PyOS_double_to_string) prints them. */
+static const double POW10[20] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+
+static int buf_g6(Buf *b, double x) {
+    double ax = fabs(x);
+    if (ax < 1e6 && ax == floor(ax)) {  /* (not nan: a comparison with nan is false) */
+        if (buf_reserve(b, 24) < 0)
+            return -1;
+        char *p = b->data + b->len;
+        if (signbit(x))
+            *p++ = '-';
+        p = put_u64(p, (uint64_t)ax);
+        b->len = p - b->data;
+        return 0;
+    }
+    if (!(ax >= 1.0 && ax < TWO64)) {
+        char *text = PyOS_double_to_string(x, 'g', 6, 0, NULL);
+        if (text == NULL)
+            return -1;
+        int rc = buf_put(b, text, (Py_ssize_t)strlen(text));
+        PyMem_Free(text);
+        return rc;
+    }
+    int e = 0;  /* 10**e <= ax < 10**(e + 1) (powers of ten exact as doubles up to 1e22) */
+    while (e < 19 && ax >= POW10[e + 1])
+        e++;
+    uint64_t q;  /* ax / 10**(e - 5) rounded: six digits (or 10**6 when rounded up) */
+    if (e >= 5) {
+        uint64_t whole = (uint64_t)ax;  /* floor: ax < 2**64 */
+        int frac = (double)whole != ax;
+        uint64_t p = 1;
+        for (int i = 5; i < e; i++)
+            p *= 10;
+        if (p == 1) {  /* 10**5 <= ax < 10**6, not whole: round on the fraction */
+            double f = ax - (double)whole;  /* (exact) */
+            q = whole;
+            if (f > 0.5 || (f == 0.5 && (q & 1)))
+                q++;
+        } else {
+            q = whole / p;
+            uint64_t r = whole % p, half = p / 2;  /* (p even) */
+            if (r > half || (r == half && (frac || (q & 1))))
+                q++;
+        }
+    } else {  /* 1 <= ax < 10**5, not whole: ax * 10**(5 - e) = m * 10**k / 2**s */
+        uint64_t bits;
+        memcpy(&bits, &ax, sizeof bits);
+        int s = 1075 - (int)(bits >> 52);  /* 1 <= s <= 52: ax >= 1, not whole */
+        uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+        unsigned __int128 n = m;
+        for (int i = e; i < 5; i++)
+            n *= 10;
+        unsigned __int128 one = 1;
+        unsigned __int128 rem = n & ((one << s) - 1), half = one << (s - 1);
+        q = (uint64_t)(n >> s);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+    }
+    if (q >= 1000000) {  /* rounded up to 10**6: one more digit before the point */
+        q /= 10;
+        e++;
+    }
+    char dig[6];
+    for (int i = 5; i >= 0; i--) {
+        dig[i] = (char)('0' + q % 10);
+        q /= 10;
+    }
+    if (buf_reserve(b, 32) < 0)
+        return -1;
+    char *p = b->data + b->len;
+    if (signbit(x))
+        *p++ = '-';
+    if (e >= 6) {  /* d[.ddddd]e+XX */
+        int last = 5;
+        while (last > 0 && dig[last] == '0')
+            last--;
+        *p++ = dig[0];
+        if (last > 0) {
+            *p++ = '.';
+            memcpy(p, dig + 1, (size_t)last);
+            p += last;
+        }
+        *p++ = 'e';
+        *p++ = '+';
+        if (e < 10)
+            *p++ = '0';
+        p = put_u64(p, (uint64_t)e);
+    } else {  /* e + 1 digits, then the others but trailing zeros */
+        int last = 5;
+        while (last > e && dig[last] == '0')
+            last--;
+        memcpy(p, dig, (size_t)(e + 1));
+        p += e + 1;
+        if (last > e) {
+            *p++ = '.';
+            memcpy(p, dig + e + 1, (size_t)(last - e));
+            p += last - e;
+        }
+    }
+    b->len = p - b->data;
+    return 0;
+}
+
+/* g6_lines(column) -> bytes: `%g` of each float64 value, one a line (tests). */
+static PyObject *g6_lines(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(double);
+    const double *xs = view.buf;
+    Buf b;
+    PyObject *result = NULL;
+    if (buf_init(&b, n * 16 + 64) == 0) {
+        Py_ssize_t i = 0;
+        for (; i < n; i++)
+            if (buf_g6(&b, xs[i]) < 0 || BUF_LIT(&b, "\n") < 0)
+                break;
+        if (i == n)
+            result = buf_bytes(&b);
+        else
+            buf_free(&b);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* state_rows(dates, which, texts) -> str: the rows of machine_states.csv, each `%g` of its
+ * date (a float64 buffer) followed by texts[which[i]] (`which`: an int64 buffer; texts: a
+ * list of str), as sim/machines.py's `_rows_text` writes them. */
+static PyObject *state_rows(PyObject *module, PyObject *args) {
+    PyObject *dates_obj, *which_obj, *texts;
+    if (!PyArg_ParseTuple(args, "OOO!", &dates_obj, &which_obj, &PyList_Type, &texts))
+        return NULL;
+    Py_buffer dv, wv;
+    if (PyObject_GetBuffer(dates_obj, &dv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(which_obj, &wv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&dv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    const char *df = dv.format ? dv.format : "B", *wf = wv.format ? wv.format : "B";
+    if (*df == '<' || *df == '=')
+        df++;
+    if (*wf == '<' || *wf == '=')
+        wf++;
+    Py_ssize_t n = dv.len / (Py_ssize_t)sizeof(double);
+    if (dv.itemsize != 8 || strcmp(df, "d") != 0 || wv.itemsize != 8
+        || (strcmp(wf, "q") != 0 && strcmp(wf, "l") != 0) || wv.len != dv.len) {
+        PyErr_SetString(PyExc_ValueError, "state_rows: float64 dates and int64 indices expected");
+        goto out;
+    }
+    const double *dates = dv.buf;
+    const int64_t *which = wv.buf;
+    Py_ssize_t nb_texts = PyList_GET_SIZE(texts);
+    Buf b;
+    if (buf_init(&b, n * 40 + 64) < 0)
+        goto out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = which[i];
+        if (k < 0 || k >= nb_texts) {
+            PyErr_SetString(PyExc_IndexError, "state_rows: text index out of range");
+            buf_free(&b);
+            goto out;
+        }
+        if (buf_g6(&b, dates[i]) < 0 || buf_str(&b, PyList_GET_ITEM(texts, k)) < 0) {
+            buf_free(&b);
+            goto out;
+        }
+    }
+    result = PyUnicode_DecodeUTF8(b.data, b.len, NULL);
+    buf_free(&b);
+out:
+    PyBuffer_Release(&dv);
+    PyBuffer_Release(&wv);
+    return result;
+}
+
 /* fixed6_lines(column) -> bytes: `%f` of each float64 value, one a line (tests, and the
  * measure of the formatter alone). */
 static PyObject *fixed6_lines(PyObject *module, PyObject *arg) {
@@ -862,8 +1471,13 @@ static PyObject *fixed6(PyObject *module, PyObject *arg) {
 
 static PyMethodDef module_methods[] = {
     {"jobs_rows", jobs_rows, METH_VARARGS, "the rows of jobs.csv of jobs that ran, as bytes"},
+    {"jobs_rows_of", jobs_rows_of, METH_VARARGS,
+     "the rows of jobs.csv of records of jobs that ran, as bytes (None: another path)"},
     {"fixed6_lines", fixed6_lines, METH_O, "'%f\\n' of each float64 of a buffer, as bytes"},
     {"fixed6", fixed6, METH_O, "'%f' % x"},
+    {"g6_lines", g6_lines, METH_O, "'%g\\n' of each float64 of a buffer, as bytes"},
+    {"state_rows", state_rows, METH_VARARGS,
+     "state_rows(dates, which, texts) -> str: '%g' % dates[i] + texts[which[i]] for each i"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -874,6 +1488,23 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__ctext(void) {
+    str_job = PyUnicode_InternFromString("job");
+    str_final_state = PyUnicode_InternFromString("final_state");
+    str_starting_time = PyUnicode_InternFromString("starting_time");
+    str_alloc = PyUnicode_InternFromString("alloc");
+    str_energy = PyUnicode_InternFromString("consumed_energy");
+    str_metadata = PyUnicode_InternFromString("metadata");
+    str_name = PyUnicode_InternFromString("name");
+    str_workload = PyUnicode_InternFromString("workload");
+    str_profile = PyUnicode_InternFromString("profile");
+    str_subtime = PyUnicode_InternFromString("subtime");
+    str_res = PyUnicode_InternFromString("res");
+    str_walltime = PyUnicode_InternFromString("walltime");
+    if (str_job == NULL || str_final_state == NULL || str_starting_time == NULL
+        || str_alloc == NULL || str_energy == NULL || str_metadata == NULL || str_name == NULL
+        || str_workload == NULL || str_profile == NULL || str_subtime == NULL
+        || str_res == NULL || str_walltime == NULL)
+        return NULL;
     str_start = PyUnicode_InternFromString("start");
     str_stop = PyUnicode_InternFromString("stop");
     str_step = PyUnicode_InternFromString("step");

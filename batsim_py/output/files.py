@@ -139,9 +139,7 @@ def write_outputs(sim: Any, prefix: str, simulation_time: float,
             out = f.buffer  # type: ignore[attr-defined]  # (bytes: the native writer's)
             body_end = _reuse_body(out, final, paje.written, len(paje.times))
             if body_end < 0:
-                for chunk in paje.body_bytes():
-                    out.write(chunk)
-                body_end = out.tell()
+                body_end = paje.write_body(out)
             out.write(paje.trailer(sim.engine.now).encode())
             out.flush()
             st = os.fstat(f.fileno())

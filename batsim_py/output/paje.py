@@ -20,14 +20,18 @@ strings and pays little while it runs.
 
 from __future__ import annotations
 
+import io
 import math
+import os
 import random
 from array import array
 from collections.abc import Collection, Iterator, Sequence
+from typing import BinaryIO
 
 import numpy as np
 
 from batsim_py.output.fixed import fixed6, native_text
+from batsim_py.output.stream import DropBehind
 
 # Pajé event ids, as Batsim numbers them (export.hpp, PajeTracerOutputConstants).
 (DEFINE_CONTAINER_TYPE, CREATE_CONTAINER, DESTROY_CONTAINER, DEFINE_STATE_TYPE,
@@ -187,6 +191,48 @@ class PajeTrace:
         while r < count:
             text, r = events.chunk(r, limit)
             yield text
+
+    def write_body(self, out: BinaryIO, step: int = 8 << 20) -> int:
+        """Write the file's bytes but the trailer to the binary file `out` (from its
+        position); return its position after them (where the body ends).
+
+        The native writer (output/_ctext.c) formats the events into one buffer and writes it
+        straight to the file's descriptor (`step` bytes at a time from here: no bytes object
+        per chunk, no copy through Python); without it (or for a file without a descriptor)
+        the pure-Python writer's text is written. Same bytes either way. A file growing past
+        output/stream.py's STREAM_AFTER (a 13 GB trace) goes to disk as it is written,
+        instead of filling the page cache."""
+        native = native_text()
+        try:
+            fd = out.fileno() if native is not None else -1
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            fd = -1
+        if fd < 0:
+            behind = None
+            try:
+                behind = DropBehind(out.fileno())
+            except (AttributeError, OSError, io.UnsupportedOperation):
+                pass
+            for chunk in self.body_bytes():
+                out.write(chunk)
+                if behind is not None:
+                    behind.advance(out.tell())
+            return out.tell()
+        out.write("".join(self._head_chunks()).encode())
+        out.flush()
+        assert native is not None
+        events = native.TraceEvents(len(self.machine_names), self.job_ids, self.allocs,
+                                    job_colors(), self._unavailable, self.times, self.kinds,
+                                    self.jobs)
+        behind = DropBehind(fd)
+        position = os.lseek(fd, 0, os.SEEK_CUR)
+        r, count = 0, len(self.times)
+        while r < count:
+            r, written = events.write(fd, r, step)
+            position += written
+            behind.advance(position)
+        out.seek(position)  # (the buffered file's position, after writes to its descriptor)
+        return position
 
     def _head_chunks(self) -> Iterator[str]:
         """The header, the types and the containers: the text before the events."""

@@ -468,4 +468,5 @@ def job_process(sim: Simulation, run: JobRun) -> Generator[tuple, Any, None]:
         )
     sim.on_job_finished(run, ret)
     if run.state != "COMPLETED_KILLED":  # a kill reports through the killer
+        # (Nothing may follow: Simulation.quiet_wake drops the executor after this message.)
         yield (PUT, ("JOB_COMPLETED", run), sim.cost(run.host))

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from batsim_py.output import machine_states_csv
+from batsim_py.output.fixed import native_text
 
 # The first five in the order of machine_states.csv's columns (write_row relies on it).
 SLEEPING, SWITCHING_ON, SWITCHING_OFF, IDLE, COMPUTING, UNAVAILABLE = range(6)
@@ -534,7 +535,13 @@ def _runs_of_equal(dates: np.ndarray) -> np.ndarray:
 
 
 def _rows_text(dates: np.ndarray, which: np.ndarray, texts: Sequence[str | None]) -> str:
-    """Rows of machine_states.csv: each date, then the text of its counts (texts[which])."""
+    """Rows of machine_states.csv: each date, then the text of its counts (texts[which]); by
+    the native writer (output/_ctext.c, `state_rows`: `%g` of a date is most of a row's cost)
+    when it is built, else by one C-level `%`. Same text either way."""
+    native = native_text()
+    if native is not None:
+        return native.state_rows(np.ascontiguousarray(dates, dtype=np.float64),
+                                 np.ascontiguousarray(which, dtype=np.int64), list(texts))
     n = len(dates)
     flat: list = [None] * (2 * n)
     flat[0::2] = dates.tolist()

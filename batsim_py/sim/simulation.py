@@ -450,9 +450,9 @@ class Simulation:
                 or self.signals is not None or self._env is not None or self.end_acknowledged):
             return
         run = self.runs.get(actor.name)
-        if run is None or run.actor is not actor:
-            if actor not in self._submitters:
-                return
+        executor = run is not None and run.actor is actor
+        if not executor and actor not in self._submitters:
+            return
         try:
             request: tuple = actor.send(actor.value)
         except StopIteration:
@@ -460,10 +460,11 @@ class Simulation:
             actor.value = None
             to_run.clear()
             return
-        if request[0] != PUT:
+        what: int = request[0]
+        if what != PUT:
             actor.pending = request
             return
-        cost = request[2]
+        cost: tuple = request[2]
         latency: float = cost[0]
         rate: float = cost[1]
         if cost[2] or not latency > 0.0 or not rate > 0.0:
@@ -476,8 +477,8 @@ class Simulation:
             actor.pending = request  # (not alone: the rounds and steps decide)
             return
         engine.transfer(latency, seconds)
-        msg = request[1]
-        kind = msg[0]
+        msg: tuple = request[1]
+        kind: str = msg[0]
         mailbox.waiting = None
         actor.value = None
         if (kind != "JOB_COMPLETED" and kind != "JOBS") or self._spawns:
@@ -492,18 +493,33 @@ class Simulation:
         else:
             self.on_jobs_submitted(msg)
         to_run.clear()
-        if self.sched_ready and not self.end_acknowledged:  # (the mailbox is empty)
-            engine.handle(server, (SPAWN_THEN, self.call_scheduler(), _GET))
-        else:
-            engine.handle(server, _GET)
-        try:
-            after: tuple = actor.send(None)
-        except StopIteration:
+        # The server calls the scheduler (its mailbox is empty) or receives again.
+        calling = self.sched_ready and not self.end_acknowledged
+        events: list[Any] = self.take_events() if calling else []
+        if not calling:
+            mailbox.get(server)
+        if executor:
+            # A job's executor ends after its message (`jobs.job_process`): its last resume
+            # would only stop it. Dropped unfinished (no code runs: no cycle left either).
             actor.dead = True
+            actor.gen = None
+            actor.send = None
         else:
-            engine.handle(actor, after)
-        if len(to_run) == 2:
-            self.quiet_reply(to_run)
+            try:
+                after: tuple = actor.send(None)
+            except StopIteration:
+                actor.dead = True
+            else:
+                engine.handle(actor, after)
+        if calling:
+            # The next round would be the request-reply actor's and the server's receive.
+            now = engine.now
+            if not to_run and self.may_reply_quietly():
+                self.reply_quietly(now, events, None, server, to_run)
+            else:  # (what the server's SPAWN_THEN would have put first in the next round)
+                reply = scripted(partial(self.request_reply, now, events), "request-reply")
+                server.pending = _GET
+                to_run[0:0] = [reply, server]
 
     def quiet_reply(self, to_run: list[Actor]) -> None:
         """A scheduler's reply applied without rounds, when nothing else can interleave
@@ -528,29 +544,44 @@ class Simulation:
         start = reply_actor.start
         pending = server.pending
         if (server is not self._server or start is None or pending is None
-                or len(pending) != 1 or pending[0] != GET):
+                or len(pending) != 1 or pending[0] != GET or not self.may_reply_quietly()):
             return
+        reply_actor.start = None
+        args: tuple = start.args
+        self.reply_quietly(args[0], args[1], reply_actor, server, to_run)
+
+    def may_reply_quietly(self) -> bool:
+        """What `reply_quietly` needs before the exchange: nothing in flight, no user code,
+        a message to the master that is a plain lone transfer and no sleep ending within
+        `WINDOW` of one."""
         engine = self.engine
         if not engine.quiet() or self.signals is not None or self._env is not None:
-            return
+            return False
         cost = self.master_cost
         latency: float = cost[0]
         rate: float = cost[1]
         if cost[2] or not latency > 0.0 or not rate > 0.0:
-            return  # (a message that is not a plain lone transfer)
-        seconds = 1.0 / rate
+            return False
+        return engine.next_end() > engine.now + (latency + 1.0 / rate) + 2 * WINDOW
+
+    def reply_quietly(self, now: float, events: list[Any], reply_actor: Actor | None,
+                      server: Actor, to_run: list[Actor]) -> None:
+        """The exchange of a call made at `now` with `events`, and its reply applied without
+        rounds when it is quiet (see `quiet_reply`); else the request-reply actor
+        (`reply_actor`, or a new one) is left with its requests, before the server's receive,
+        in `to_run`."""
+        engine = self.engine
+        cost = self.master_cost
+        latency: float = cost[0]
+        seconds = 1.0 / cost[1]
         comm = latency + seconds
         clock = engine.now
         first_end = engine.next_end()
-        if not first_end > clock + comm + 2 * WINDOW:
-            return
-        # The exchange, as the request-reply actor's first turn would make it.
-        reply_actor.start = None
-        args = start.args
-        answer = self.ask(args[0], args[1])
+        answer = self.ask(now, events)
         decisions = answer.decisions
+        reply_now = answer.now
         quiet = True
-        end = answer.now if answer.now > clock else clock
+        latest = clock  # the latest decision date
         shortest = INF  # the shortest sleep of the jobs started
         runs = self.runs
         for decision in decisions:
@@ -570,13 +601,19 @@ class Simulation:
             elif kind is not RejectJob and kind is not SetJobMetadata:
                 quiet = False
                 break
-            if decision.timestamp > end:
-                end = decision.timestamp
+            timestamp = decision.timestamp
+            if timestamp > latest:
+                latest = timestamp
         if quiet:
+            end = latest if latest > reply_now else reply_now
             end = end + (len(decisions) + 1) * comm + WINDOW  # (beyond the exchange's end)
             quiet = end < INF and first_end > end + WINDOW and shortest > end - clock + WINDOW
         if not quiet:  # the rounds run the requests (`reply_requests`)
             made = self.reply_requests(answer)
+            if reply_actor is None:  # (to_run is empty: see quiet_wake)
+                reply_actor = scripted(None, "request-reply")
+                server.pending = _GET
+                to_run[0:0] = [reply_actor, server]
             if isinstance(made, list):
                 reply_actor.script = made
             else:  # registrations: a generator from now on
@@ -587,10 +624,13 @@ class Simulation:
         self.quiet_replies += 1
         spawns = self._spawns
         for decision in decisions:
-            if decision.timestamp > engine.now:
+            if latest > engine.now and decision.timestamp > engine.now:
                 engine.advance(decision.timestamp - engine.now)
             engine.transfer(latency, seconds)
-            self.on_decision(("DECISION", decision))
+            if type(decision) is ExecuteJob:
+                self.execute_job(cast(ExecuteJob, decision))
+            else:
+                self.on_decision(("DECISION", decision))
             if spawns:  # the job's executor, and its first turn
                 for request, run in spawns:
                     child = Actor(request[1], request[2], request[3])
@@ -600,16 +640,18 @@ class Simulation:
                     assert first[0] == SLEEP_REQUEST
                     engine.sleep(child, first[1])
                 spawns.clear()
-        if answer.now > engine.now:
-            engine.advance(answer.now - engine.now)
+        if reply_now > engine.now:
+            engine.advance(reply_now - engine.now)
         engine.transfer(latency, seconds)
-        reply_actor.dead = True
+        if reply_actor is not None:
+            reply_actor.dead = True
         server.pending = None
         # "ready" delivered: the server's turn, done here unless it ends the simulation.
         if (self.events or self.end_sent or self.user_sources
                 or (self.nb_submitters_done == self.nb_submitters and self.everything_done())):
             server.value = _SCHED_READY
-            to_run.pop(0)
+            to_run.clear()
+            to_run.append(server)
             return
         self.sched_ready = True
         to_run.clear()

@@ -98,6 +98,52 @@ def test_fixed6_is_pythons_on_millions(native) -> None:  # noqa: ANN001
     _check_fixed6(native, _adversarial(np.random.default_rng(2026), 600_000))
 
 
+def _g6_values(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Doubles for `%g`: any bit pattern, dates of every size, whole numbers and ties of the
+    sixth significant digit (x5 on the seventh, halves), the switch to scientific at 10**6."""
+    return np.concatenate([
+        _adversarial(rng, n), rng.uniform(0, 1e7, n), rng.uniform(0, 1e13, n),
+        rng.uniform(1, 100, n), rng.integers(1, 10**13, n).astype(float),
+        rng.integers(1, 10**12, n).astype(float) * 10 + 5,
+        (rng.integers(1, 10**6, n) * 2 + 1) / 2.0,
+        (rng.integers(1, 10**9, n) * 2 + 1) / 2.0 ** rng.integers(1, 30, n),
+        np.arange(999_990.0, 1_000_010.0, 0.25),
+        [9.999995, 99999.95, 999999.5, 999998.5, 1e-5, 2.0**64 - 2048, 1e19, 9.9999995e18],
+    ])
+
+
+def test_g6_is_pythons(native) -> None:  # noqa: ANN001
+    xs = np.ascontiguousarray(_g6_values(np.random.default_rng(21), 5_000))
+    got = native.g6_lines(xs)
+    expected = "".join("%g\n" % x for x in xs.tolist()).encode()
+    if got != expected:
+        pairs = zip(xs.tolist(), got.split(b"\n"), expected.split(b"\n"), strict=False)
+        pytest.fail(f"native %g differs from Python's: {[p for p in pairs if p[1] != p[2]][:5]}")
+
+
+@pytest.mark.slow
+def test_g6_is_pythons_on_millions(native) -> None:  # noqa: ANN001
+    xs = np.ascontiguousarray(_g6_values(np.random.default_rng(2027), 150_000))
+    assert native.g6_lines(xs) == "".join("%g\n" % x for x in xs.tolist()).encode()
+
+
+def test_machine_state_rows_are_the_pure_writers(native, monkeypatch) -> None:  # noqa: ANN001
+    """machine_states.csv's rows (`%g` of each date, then its counts' text) by the native
+    writer and by the pure one's `%`, on every kind of double (whole numbers around 10**6,
+    -0.0, nan, inf, subnormals, any bit pattern)."""
+    from batsim_py.sim import machines
+
+    rng = np.random.default_rng(7)
+    dates = np.concatenate([_g6_values(rng, 1000), -np.arange(0.0, 20.0)])
+    texts = [",0,0,0,1,2\n", ",0,0,0,0,3\n", ",1,0,0,-1,3\n"]
+    which = rng.integers(0, 3, len(dates))
+    fast = machines._rows_text(dates, which, texts)
+    _pure(monkeypatch)
+    assert fast == machines._rows_text(dates, which, texts)
+    with pytest.raises(IndexError):
+        native.state_rows(dates[:2], np.array([0, 3]), texts)
+
+
 # ------------------------------------------------------------------ the Pajé trace
 
 def _random_trace(seed: int, n: int = 24, jobs: int = 300) -> PajeTrace:
@@ -154,6 +200,68 @@ def test_trace_events_are_the_pure_writers(native, monkeypatch, seed: int) -> No
     assert b"".join(trace.body_bytes()) == pure
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_trace_written_to_its_file_is_the_pure_writers(native, monkeypatch, tmp_path: Path,
+                                                      seed: int) -> None:  # noqa: ANN001
+    """`write_body`: the native writer's lines written straight to the file's descriptor (by
+    steps of any size), then the trailer through the buffered file, as the pure writer's."""
+    trace = _random_trace(seed)
+    pure = "".join(trace.body_chunks(size=37)).encode()  # (head included)
+    for step in (1, 700, 8 << 20):
+        path = tmp_path / f"t{step}"
+        with open(path, "wb") as out:
+            out.write(b"")  # (a buffered file, as files.py's)
+            end = trace.write_body(out, step)
+            assert end == len(pure) == out.tell()
+            out.write(b"END")
+        assert path.read_bytes() == pure + b"END"
+    buffer = io.BytesIO()  # no descriptor: the chunks are written
+    assert trace.write_body(buffer) == len(pure) and buffer.getvalue() == pure
+    _pure(monkeypatch)
+    with open(tmp_path / "p", "wb") as out:
+        assert trace.write_body(out) == len(pure)
+    assert (tmp_path / "p").read_bytes() == pure
+
+
+def test_trace_of_wide_allocations_and_many_machines(native, tmp_path: Path) -> None:  # noqa: ANN001
+    """Machine numbers of every length, from the table of numbers and beyond it (more
+    machines than the table holds: digits computed), blocks of a thousand machines."""
+    for n in (1500, (1 << 20) + 3):
+        trace = PajeTrace([f"h{i}" for i in range(n)])
+        top = n - 1200
+        trace.job_starts("a", range(0, 1000), 0.0)
+        trace.job_starts("b", range(top, n), 1.5)
+        trace.job_starts("c", [n - 1, 999, 7], 2.0)  # machine n - 1 runs b: shared
+        trace.job_ends("a", range(0, 1000), 3.0)
+        trace.job_ends("b", range(top, n), 4.0)
+        trace.job_ends("c", [n - 1, 999, 7], 5.0)
+        pure = "".join(trace.body_chunks()).encode()
+        with open(tmp_path / "t", "wb") as out:
+            assert trace.write_body(out, 4096) == len(pure)
+        assert (tmp_path / "t").read_bytes() == pure
+        assert b"".join(trace.body_bytes()) == pure
+
+
+def test_a_failed_write_raises(native, tmp_path: Path) -> None:  # noqa: ANN001
+    """A write the kernel refuses (a full disk) is an OSError with its errno, as any write."""
+    trace = _random_trace(1)
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OSError) as caught, open("/dev/full", "wb", buffering=0) as out:
+            trace.write_body(out)
+        assert caught.value.errno == 28
+    with open(tmp_path / "r", "wb") as out:
+        read_only = os.open(tmp_path / "r", os.O_RDONLY)
+        events = native.TraceEvents(len(trace.machine_names), trace.job_ids, trace.allocs,
+                                    ["c"], trace._unavailable, trace.times, trace.kinds,
+                                    trace.jobs)
+        try:
+            with pytest.raises(OSError):
+                events.write(read_only, 0, 100)
+        finally:
+            os.close(read_only)
+        assert events.write(out.fileno(), 0, 100)[0] > 0  # (usable after the error)
+
+
 def test_trace_reaches_sharing_and_kills(native) -> None:  # noqa: ANN001
     """The random recordings do take the rare paths (else the test above proves little)."""
     text = "".join(PajeTrace.body_chunks(_random_trace(3)))
@@ -177,14 +285,21 @@ def test_bad_recording_is_an_error_not_a_crash(native) -> None:  # noqa: ANN001
 
 # ------------------------------------------------------------------ jobs.csv
 
-def _records(n: int, seed: int) -> list[jobs_csv.JobRecord]:
+def _records(n: int, seed: int, rejected: bool = True) -> list[jobs_csv.JobRecord]:
+    """Random records; without `rejected`, no job is rejected and only the jobs 300 to 309
+    have a name to quote (the native writer reads such records itself, but for their chunk)."""
     from batsim_py.workload.model import Job
 
     rng = random.Random(seed)
     out = []
     for i in range(n):
         res = rng.choice([1, 4, 64, 2**70])  # (a huge count takes Python's %d)
-        job = Job(rng.choice([f"w0!{i}", f"wé!{i}", f'w,"{i}']), "w0", str(i),
+        if rejected:
+            ident, name = rng.choice([f"w0!{i}", f"wé!{i}", f'w,"{i}']), str(i)
+        else:  # (the name is a column of jobs.csv, the id is not)
+            name = f'n,"{i}' if 300 <= i < 310 else rng.choice([str(i), f"é{i}", f"日 {i}"])
+            ident = f"w0!{name}"
+        job = Job(ident, "w0", name,
                   rng.choice([0.0, -0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))]),
                   res, rng.choice([-1.0, 1e-7, rng.random() * 1e4, 3600]), "p", {})
         start = rng.choice([0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))])
@@ -193,18 +308,29 @@ def _records(n: int, seed: int) -> list[jobs_csv.JobRecord]:
         alloc = rng.choice([range(lo, lo + 3), range(lo, lo + 1), range(lo, lo + 9, 2),
                             (lo, lo + 2), [lo]])
         state = rng.choice(("COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED", "COMPLETED_FAILED",
-                            "COMPLETED_WALLTIME_REACHED", "REJECTED" if i % 50 == 7 else
-                            "COMPLETED_SUCCESSFULLY"))
+                            "COMPLETED_WALLTIME_REACHED", "REJECTED" if i % 50 == 7 and rejected
+                            else "COMPLETED_SUCCESSFULLY"))
         joules = jobs_csv.LD(rng.random() * 1e6) if seed % 2 and rng.random() < 0.9 else None
         out.append(jobs_csv.JobRecord(job, state, start, end, alloc, joules,
                                       rng.choice(["", "meta", 'a ""b""'])))
     return out
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 def test_jobs_rows_are_the_pure_writers(native, monkeypatch, seed: int) -> None:  # noqa: ANN001
-    monkeypatch.setattr(jobs_csv, "CHUNK", 61)  # chunks with and without rejected jobs
-    records = _records(700, seed)
+    """Seeds 0-3: chunks with and without rejected jobs; 4-7: none rejected (the records read
+    by the native writer, a chunk with names to quote by the other paths)."""
+    monkeypatch.setattr(jobs_csv, "CHUNK", 61)
+    records = _records(700, seed, rejected=seed < 4)
+    read = []
+    rows_of = native.jobs_rows_of
+
+    def counting(chunk, *args):  # noqa: ANN001, ANN002, ANN202
+        rows = rows_of(chunk, *args)
+        read.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(native, "jobs_rows_of", counting)
 
     def text() -> str:
         out = io.StringIO()
@@ -222,6 +348,8 @@ def test_jobs_rows_are_the_pure_writers(native, monkeypatch, seed: int) -> None:
     assert fast == slow
     fast_bytes, slow_bytes = _both(monkeypatch, file_bytes)
     assert fast_bytes == slow_bytes == slow.encode()
+    if seed >= 4:  # (every chunk read by the native writer but the two with quotes; twice)
+        assert read == 2 * [k not in (300 // 61, 309 // 61) for k in range(-(-700 // 61))]
 
 
 # ------------------------------------------------------------------ whole runs

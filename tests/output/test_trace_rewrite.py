@@ -34,13 +34,13 @@ def _run(prefix: Path):  # noqa: ANN202
 def _counting(monkeypatch) -> list[int]:
     """Count the formattings of the trace's body."""
     formatted: list[int] = []
-    body_bytes = PajeTrace.body_bytes
+    write_body = PajeTrace.write_body
 
-    def counting(self: PajeTrace, limit: int = 1 << 20):  # noqa: ANN202
+    def counting(self: PajeTrace, out, step: int = 8 << 20):  # noqa: ANN001, ANN202
         formatted.append(len(self.times))
-        return body_bytes(self, limit)
+        return write_body(self, out, step)
 
-    monkeypatch.setattr(PajeTrace, "body_bytes", counting)
+    monkeypatch.setattr(PajeTrace, "write_body", counting)
     return formatted
 
 
