@@ -118,8 +118,8 @@ def test_compiled_lean_kernel_takes_its_shortcuts(tmp_path: Path) -> None:
                           str(tmp_path / "log")], cwd=PROJECT, env=env, check=True,
                          capture_output=True, text=True).stderr
     line = next(x for x in out.splitlines() if "scheduler replies applied without rounds" in x)
-    replies, wakes = (int(w) for w in line.split() if w.isdigit())
-    assert replies > 1000 and wakes > 1000, line
+    replies, wakes, steps = (int(w) for w in line.split() if w.isdigit())
+    assert replies > 1000 and wakes > 1000 and steps > 1000, line
 
 
 def _without_clock(schedule: bytes) -> list[list[str]]:

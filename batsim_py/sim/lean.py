@@ -23,7 +23,8 @@ sleeps. This kernel keeps exactly what decides those and drops the rest:
   step that wakes one job or submitter while the server waits hands its message over without
   a transfer and runs the server's handling at once (`Lean.quiet_wake`); a scheduler reply
   made only of quiet decisions is applied without rounds, decision after decision as the rounds
-  would (`Lean.quiet_reply`). A debug line at the end counts them.
+  would (`Lean.quiet_reply`); a step that wakes a single sleeper is taken without the
+  engine's general step (`Lean.step`). A debug line at the end counts them.
 
 `why_not(sim)` chooses, before the run, from the inputs and the peer: anything this kernel does
 not cover (profiles other than delays and composed sequences of delays, energy, platform
@@ -39,12 +40,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
+from heapq import heappop
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from batsim_py.decision import events as ev
 from batsim_py.decision.decisions import ExecuteJob, RejectJob, SetJobMetadata
 from batsim_py.sim.engine import (
     GET,
+    INF,
     PUT,
     SLEEP,
     SLEEP_UNTIL,
@@ -401,6 +404,7 @@ class Lean:
         sim.lean_jobs = True
         self.quiet_replies = 0  # replies applied without rounds (quiet_reply)
         self.quiet_wakes = 0  # messages handed over at once after a step (quiet_wake)
+        self.quick_steps = 0  # steps that woke one sleeper, taken by `step`
         self.cost = sim.master_cost  # every message is free and instant in ideal timing
         self.handlers: dict[str, Callable[[tuple], None]] = {
             "HELLO": _ignore,
@@ -683,9 +687,47 @@ class Lean:
                 to_run = engine.to_run
             if engine._instant and engine._deliver_instant():
                 continue
-            if not engine._step():
+            if not self.step():
                 return
             self.quiet_wake(server)
+
+    def step(self) -> bool:
+        """`Engine._step` when it wakes exactly one sleeper: the usual step of a run at job
+        granularity, taken without its general machinery (lists of candidates and of what
+        ended, the loops over actions, the pushes back); anything else is `Engine._step`'s.
+
+        The step would bring up to date the sleeps ending within `WINDOW` of the earliest
+        (here only the earliest: its two children in the heap, the next earliest, end later,
+        and no action or message is in flight), advance the clock by its remaining time,
+        record that delta, and end it (nothing remains of it): the same dates, the same record.
+        """
+        engine = self.engine
+        heap = engine._sleeps
+        if (not heap or engine._actions or engine._dirty or engine.availability is not None
+                or engine.on_activity_change is not None):
+            return engine._step()
+        top = heap[0]
+        s = top[2]
+        n = len(heap)
+        limit = top[0] + WINDOW
+        if (s.actor is None or s.guards is not None or (n > 1 and heap[1][0] <= limit)
+                or (n > 2 and heap[2][0] <= limit)):
+            return engine._step()
+        k = engine._k
+        engine._catch_up(s, k)  # (as _step would: it is then up to date, _step's is a no-op)
+        delta = s.rem
+        now = engine.now
+        if not (delta >= 0.0 and delta < INF and now + delta < INF):
+            return engine._step()  # (its checks and errors)
+        heappop(heap)
+        engine.advance(delta)  # (the clock and the step record, as _step keeps them)
+        engine._idle = 0
+        actor = s.actor
+        actor.action = None
+        actor.value = None
+        engine.to_run.append(actor)
+        self.quick_steps += 1
+        return True
 
 
 def run(sim: Simulation) -> None:
@@ -695,7 +737,8 @@ def run(sim: Simulation) -> None:
         kernel.run()
     finally:
         log.debug("lean kernel: %d scheduler replies applied without rounds, %d messages "
-                  "handed over at once", kernel.quiet_replies, kernel.quiet_wakes)
+                  "handed over at once, %d steps of one sleeper", kernel.quiet_replies,
+                  kernel.quiet_wakes, kernel.quick_steps)
 
 
 def _is_get(request: tuple | None) -> bool:
