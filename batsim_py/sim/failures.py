@@ -23,14 +23,6 @@ def crash_jobs(sim: Any, machines: Iterable[int]) -> None:
     victims = [run for run in sim.runs.values()
                if run.state == "RUNNING" and not failed.isdisjoint(run.alloc)]
     for run in sorted(victims, key=lambda r: (r.starting_time, r.job.id)):
-        engine.kill(run.actor)  # its sleep or task ends with it (SimGrid's Actor::kill)
-        for rank in run.ranks.values():  # usage_trace ranks die with it
-            engine.kill(rank)
-        run.ranks.clear()
-        run.state = "COMPLETED_KILLED"
-        run.end_time = now
-        sim.machine_states.job_ends(run.alloc, now)
-        sim.paje_job_ends(run, now)
-        sim.job_energy_end(run, now)
+        sim.kill_executor(run, now)  # as a KILL_JOB's killer does
         run.reported = True  # a KILL_JOB of the scheduler still pending reports nothing more
         sim.on_job_completed(("JOB_COMPLETED", run))  # reported as any job end is

@@ -1239,17 +1239,24 @@ class Simulation:
                 progress[job_id] = run.progress(now, engine)
                 if not engine.cancel_task(run.actor):
                     # Not in a parallel task: the executor dies here (return code stays -1).
-                    engine.kill(run.actor)
-                    for rank in run.ranks.values():  # usage_trace ranks die with it
-                        engine.kill(rank)
-                    run.ranks.clear()
-                    run.state = "COMPLETED_KILLED"
-                    self.machine_states.job_ends(run.alloc, now)
-                    self.paje_job_ends(run, now)
-                    run.end_time = now
-                    self.job_energy_end(run, now)
+                    self.kill_executor(run, now)
                 # Else the cancelled task ends the executor's profile with -2.
         yield (PUT, ("KILLING_DONE", ids, progress), self.cost(self.master_host))
+
+    def kill_executor(self, run: JobRun, now: float) -> None:
+        """A running job's executor dies now (SimGrid's Actor::kill: its sleep or task ends
+        with it, its usage_trace ranks too): the job is killed, its machines freed and its end
+        recorded (a KILL_JOB's killer, a legacy crash: sim/failures.py)."""
+        engine = self.engine
+        engine.kill(run.actor)
+        for rank in run.ranks.values():
+            engine.kill(rank)
+        run.ranks.clear()
+        run.state = "COMPLETED_KILLED"
+        self.machine_states.job_ends(run.alloc, now)
+        self.paje_job_ends(run, now)
+        run.end_time = now
+        self.job_energy_end(run, now)
 
     # --------------------------------------------------------------- job events
     def on_job_finished(self, run: JobRun, return_code: int) -> None:
