@@ -91,12 +91,15 @@ def same_both_ways(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess]
     return calls_full, error_full
 
 
-def _case_spec(case: str) -> tuple[RunSpec, dict]:
+def _case_spec(case: str, timing: str = "ideal", *, with_energy: bool = False
+               ) -> tuple[RunSpec, dict]:
+    """A reference case's run in `timing` (its `--energy` only `with_energy`: the lean tests
+    compare energy-less runs), and its case.json (tests/sim/test_quiet_shortcuts.py too)."""
     folder = REFERENCE / case
     spec = json.loads((folder / "case.json").read_text())
     args = spec["batsim_args"]
     return RunSpec(str(folder / spec["platform"]), [str(folder / w) for w in spec["workloads"]],
-                   Options(timing="ideal",
+                   Options(timing=timing, energy=with_energy and "--energy" in args,
                            forward_profiles_on_submission="--forward-profiles-on-submission"
                            in args),
                    mmax_workload="--mmax-workload" in args), spec

@@ -14,7 +14,6 @@ external events, parallel tasks and errors.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 from kernel_pair import Recorder, output_files
 from test_lean import PROFILES, Busy, Never, Twice, _jobs, _random_workload, _workload
+from test_lean import _case_spec as lean_case_spec
 
 from batsim_py.decision import events as ev
 from batsim_py.decision.inprocess import InProcess
@@ -92,14 +92,7 @@ def same_both_ways(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess]
 
 
 def _case_spec(case: str) -> tuple[RunSpec, dict]:
-    folder = REFERENCE / case
-    spec = json.loads((folder / "case.json").read_text())
-    args = spec["batsim_args"]
-    return RunSpec(str(folder / spec["platform"]), [str(folder / w) for w in spec["workloads"]],
-                   Options(timing="batsim", energy="--energy" in args,
-                           forward_profiles_on_submission="--forward-profiles-on-submission"
-                           in args),
-                   mmax_workload="--mmax-workload" in args), spec
+    return lean_case_spec(case, "batsim", with_energy=True)
 
 
 @pytest.mark.parametrize("case", IN_PROCESS)
