@@ -703,6 +703,35 @@ done:
     return rc;
 }
 
+/* The three record columns (times, kinds, jobs) held for reading, checked to be of one length
+ * and not already being written: their count, or -1 with an exception set and nothing held
+ * (what trace_chunk and trace_write both start with). */
+static Py_ssize_t records_open(TraceEvents *self, Py_ssize_t lo, Py_buffer *tv, Py_buffer *kv,
+                               Py_buffer *jv) {
+    if (PyObject_GetBuffer(self->times, tv, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (PyObject_GetBuffer(self->kinds, kv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(tv);
+        return -1;
+    }
+    if (PyObject_GetBuffer(self->jobs, jv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(tv);
+        PyBuffer_Release(kv);
+        return -1;
+    }
+    Py_ssize_t count = tv->len / (Py_ssize_t)sizeof(double);
+    if (kv->len != count || jv->len / (Py_ssize_t)sizeof(int64_t) != count || lo < 0)
+        PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
+    else if (self->busy)
+        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: already writing");
+    else
+        return count;
+    PyBuffer_Release(tv);
+    PyBuffer_Release(kv);
+    PyBuffer_Release(jv);
+    return -1;
+}
+
 /* chunk(lo, limit) -> (bytes, next): the lines of the records from `lo` on, stopping after the
  * record that brings the text to `limit` bytes or more (a chunk's size stays bounded whatever
  * the jobs' widths), and the first record not written. */
@@ -711,27 +740,10 @@ static PyObject *trace_chunk(TraceEvents *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "nn", &lo, &limit))
         return NULL;
     Py_buffer tv, kv, jv;
-    if (PyObject_GetBuffer(self->times, &tv, PyBUF_SIMPLE) < 0)
+    Py_ssize_t count = records_open(self, lo, &tv, &kv, &jv);
+    if (count < 0)
         return NULL;
-    if (PyObject_GetBuffer(self->kinds, &kv, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&tv);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(self->jobs, &jv, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&tv);
-        PyBuffer_Release(&kv);
-        return NULL;
-    }
     PyObject *result = NULL;
-    Py_ssize_t count = tv.len / (Py_ssize_t)sizeof(double);
-    if (kv.len != count || jv.len / (Py_ssize_t)sizeof(int64_t) != count || lo < 0) {
-        PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
-        goto out;
-    }
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: already writing");
-        goto out;
-    }
     const double *times = tv.buf;
     const signed char *kinds = kv.buf;
     const int64_t *jobs = jv.buf;
@@ -799,27 +811,10 @@ static PyObject *trace_write(TraceEvents *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "inn", &fd, &lo, &limit))
         return NULL;
     Py_buffer tv, kv, jv;
-    if (PyObject_GetBuffer(self->times, &tv, PyBUF_SIMPLE) < 0)
+    Py_ssize_t count = records_open(self, lo, &tv, &kv, &jv);
+    if (count < 0)
         return NULL;
-    if (PyObject_GetBuffer(self->kinds, &kv, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&tv);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(self->jobs, &jv, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&tv);
-        PyBuffer_Release(&kv);
-        return NULL;
-    }
     PyObject *result = NULL;
-    Py_ssize_t count = tv.len / (Py_ssize_t)sizeof(double);
-    if (kv.len != count || jv.len / (Py_ssize_t)sizeof(int64_t) != count || lo < 0) {
-        PyErr_SetString(PyExc_ValueError, "TraceEvents: records of different lengths");
-        goto out;
-    }
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "TraceEvents: already writing");
-        goto out;
-    }
     const double *times = tv.buf;
     const signed char *kinds = kv.buf;
     const int64_t *jobs = jv.buf;
