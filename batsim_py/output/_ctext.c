@@ -1346,11 +1346,17 @@ static int buf_g6(Buf *b, double x) {
     return 0;
 }
 
-/* g6_lines(column) -> bytes: `%g` of each float64 value, one a line (tests). */
-static PyObject *g6_lines(PyObject *module, PyObject *arg) {
+/* Each float64 value of the buffer `arg`, formatted by `format`, one a line: what g6_lines and
+ * fixed6_lines return (`name` names the caller in the error on a buffer of another size). */
+static PyObject *float_lines(PyObject *arg, int (*format)(Buf *, double), const char *name) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
+    if (view.len % (Py_ssize_t)sizeof(double)) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "%s: not a float64 buffer", name);
+        return NULL;
+    }
     Py_ssize_t n = view.len / (Py_ssize_t)sizeof(double);
     const double *xs = view.buf;
     Buf b;
@@ -1358,7 +1364,7 @@ static PyObject *g6_lines(PyObject *module, PyObject *arg) {
     if (buf_init(&b, n * 16 + 64) == 0) {
         Py_ssize_t i = 0;
         for (; i < n; i++)
-            if (buf_g6(&b, xs[i]) < 0 || BUF_LIT(&b, "\n") < 0)
+            if (format(&b, xs[i]) < 0 || BUF_LIT(&b, "\n") < 0)
                 break;
         if (i == n)
             result = buf_bytes(&b);
@@ -1367,6 +1373,11 @@ static PyObject *g6_lines(PyObject *module, PyObject *arg) {
     }
     PyBuffer_Release(&view);
     return result;
+}
+
+/* g6_lines(column) -> bytes: `%g` of each float64 value, one a line (tests). */
+static PyObject *g6_lines(PyObject *module, PyObject *arg) {
+    return float_lines(arg, buf_g6, "g6_lines");
 }
 
 /* state_rows(dates, which, texts) -> str: the rows of machine_states.csv, each `%g` of its
@@ -1424,30 +1435,7 @@ out:
 /* fixed6_lines(column) -> bytes: `%f` of each float64 value, one a line (tests, and the
  * measure of the formatter alone). */
 static PyObject *fixed6_lines(PyObject *module, PyObject *arg) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    if (view.len % (Py_ssize_t)sizeof(double)) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "fixed6_lines: not a float64 buffer");
-        return NULL;
-    }
-    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(double);
-    const double *xs = view.buf;
-    Buf b;
-    PyObject *result = NULL;
-    if (buf_init(&b, n * 16 + 64) == 0) {
-        Py_ssize_t i = 0;
-        for (; i < n; i++)
-            if (buf_fixed6(&b, xs[i]) < 0 || BUF_LIT(&b, "\n") < 0)
-                break;
-        if (i == n)
-            result = buf_bytes(&b);
-        else
-            buf_free(&b);
-    }
-    PyBuffer_Release(&view);
-    return result;
+    return float_lines(arg, buf_fixed6, "fixed6_lines");
 }
 
 static PyObject *fixed6(PyObject *module, PyObject *arg) {
