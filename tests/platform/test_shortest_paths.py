@@ -4,6 +4,7 @@ route, not the whole graph per route."""
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 from itertools import islice
@@ -64,16 +65,25 @@ def _star(n: int) -> list[tuple[str, str, int]]:
 
 def _every_host_to_master(n: int) -> float:
     sp = ShortestPaths(_star(n))
-    t = time.process_time()
-    for i in range(n):
-        assert sp.path(f"h{i}", "master") == [f"h{i}", "sw", "master"]
-    return time.process_time() - t
+    gc.disable()  # a collection landing in one size's timing only would skew the ratio
+    try:
+        t = time.process_time()
+        for i in range(n):
+            assert sp.path(f"h{i}", "master") == [f"h{i}", "sw", "master"]
+        return time.process_time() - t
+    finally:
+        gc.enable()
 
 
 @pytest.mark.slow
 def test_routes_to_one_host_cost_linear_in_hosts() -> None:
-    """Every host's route to the master (what a run asks for): doubling the hosts doubles the
-    time (one whole-graph search per route made it 4x). Best of 3 CPU times."""
-    small = min(_every_host_to_master(4000) for _ in range(3))
-    big = min(_every_host_to_master(8000) for _ in range(3))
-    assert big / small < 2.8, f"{big / small:.2f}x"
+    """Every host's route to the master (what a run asks for): 4x the hosts costs about 4x the
+    time; one whole-graph search per route made it 16x. The sizes take turns over 5 rounds, best
+    CPU time each, so that a burst of load from another test worker weighs on both sizes (a 2x
+    step with 3 samples of one size after the other measured 2.94x against a 2.8 bound in CI)."""
+    best = {3000: float("inf"), 12000: float("inf")}
+    for _ in range(5):
+        for n in best:
+            best[n] = min(best[n], _every_host_to_master(n))
+    ratio = best[12000] / best[3000]
+    assert ratio < 8, f"{ratio:.2f}x"
