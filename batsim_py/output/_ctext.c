@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#define API_VERSION 4 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 5 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -245,7 +245,7 @@ static PyObject *str_start, *str_stop, *str_step;  /* interned at import */
 /* The attributes of a jobs.csv record (output/jobs_csv.py's JobRecord) and of its job. */
 static PyObject *str_job, *str_final_state, *str_starting_time, *str_alloc, *str_energy,
     *str_metadata, *str_name, *str_workload, *str_profile, *str_subtime, *str_res,
-    *str_walltime;
+    *str_walltime, *str_id, *str_end_time;
 
 static int64_t range_attr(PyObject *r, PyObject *name, int *err) {
     PyObject *v = PyObject_GetAttr(r, name);
@@ -1065,7 +1065,7 @@ static const char *plain_text(PyObject *obj, Py_ssize_t *len, int *plain) {
 /* One row of `jobs_rows_of` (the attributes of `rec` read here); 1 when the row needs the
  * Python path (a rejected job, a text column to quote), 0 when written, -1 on an error. */
 static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
-                      PyObject *format_alloc, PyObject *energy_text) {
+                      PyObject *format_alloc, PyObject *energy_text, PyObject *name_slot) {
     PyObject *job = NULL, *state = NULL, *v = NULL;
     int rc = -1;
     const char *text[3];
@@ -1082,9 +1082,50 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
         rc = 1;
         goto out;
     }
-    for (int c = 0; c < 3; c++) {
+    for (int c = 2; c >= 0; c--) {  /* (the name last: it may be cut from the id) */
         int plain = 1;
-        texts[c] = PyObject_GetAttr(job, *names[c]);
+        if (c == 0 && name_slot != NULL && PyObject_TypeCheck(job, PyDescr_TYPE(name_slot))) {
+            /* The name's slot read directly (workload/model.py's Job: None when the name is
+             * the id's end, `workload!name`: then cut from the id's UTF-8 here, without
+             * the property's call), else the name's own text. */
+            texts[0] = Py_TYPE(name_slot)->tp_descr_get(name_slot, job,
+                                                         (PyObject *)Py_TYPE(job));
+            if (texts[0] == NULL)
+                goto out;
+            if (texts[0] == Py_None) {
+                Py_ssize_t id_len;
+                const char *id;
+                Py_DECREF(texts[0]);
+                texts[0] = PyObject_GetAttr(job, str_id);  /* (kept: holds the UTF-8) */
+                if (texts[0] == NULL)
+                    goto out;
+                if (!PyUnicode_Check(texts[0])) {
+                    rc = 1;
+                    goto out;
+                }
+                id = PyUnicode_AsUTF8AndSize(texts[0], &id_len);
+                if (id == NULL)
+                    goto out;
+                if (id_len <= lens[1] || id[lens[1]] != '!' || memcmp(id, text[1], lens[1])) {
+                    /* (not `workload!name`: the name as the job gives it) */
+                    Py_SETREF(texts[0], PyObject_GetAttr(job, str_name));
+                    goto read_text;
+                }
+                text[0] = id + lens[1] + 1;
+                lens[0] = id_len - lens[1] - 1;
+                for (Py_ssize_t j = 0; j < lens[0]; j++) {
+                    char ch = text[0][j];
+                    if (ch == ',' || ch == '"' || ch == '\r' || ch == '\n') {
+                        rc = 1;
+                        goto out;
+                    }
+                }
+                continue;
+            }
+        } else {
+            texts[c] = PyObject_GetAttr(job, *names[c]);
+        }
+    read_text:
         if (texts[c] == NULL)
             goto out;
         text[c] = plain_text(texts[c], &lens[c], &plain);
@@ -1191,18 +1232,26 @@ out:
     return rc;
 }
 
-/* jobs_rows_of(records, doubles, format_alloc, energy_text) -> bytes or None
+/* jobs_rows_of(records, doubles, format_alloc, energy_text[, name_slot]) -> bytes or None
  * The rows `jobs_rows` writes, its columns read here from the records themselves (JobRecord:
  * job, final_state, starting_time, alloc, consumed_energy, metadata; the job's name,
  * workload, profile, subtime, res, walltime), but for `doubles`, a tuple of 5 float64 columns
  * (runtime, finish, waiting, turnaround, stretch), and the texts of non-contiguous
  * allocations and of energies (`format_alloc`, `energy_text`).  None when a record needs
- * output/jobs_csv.py's other paths: a rejected job, a text column needing CSV quotes. */
+ * output/jobs_csv.py's other paths: a rejected job, a text column needing CSV quotes.
+ * `name_slot`: the descriptor of the jobs' name slot (workload/model.py's `_NAME_SLOT`), read
+ * directly instead of the `name` property, or None (the property). */
 static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
-    PyObject *records, *doubles, *format_alloc, *energy_text;
-    if (!PyArg_ParseTuple(args, "O!O!OO", &PyList_Type, &records, &PyTuple_Type, &doubles,
-                          &format_alloc, &energy_text))
+    PyObject *records, *doubles, *format_alloc, *energy_text, *name_slot = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!OO|O", &PyList_Type, &records, &PyTuple_Type, &doubles,
+                          &format_alloc, &energy_text, &name_slot))
         return NULL;
+    if (name_slot == Py_None) {
+        name_slot = NULL;
+    } else if (!PyObject_TypeCheck(name_slot, &PyMemberDescr_Type)) {
+        PyErr_SetString(PyExc_TypeError, "jobs_rows_of: name_slot must be a slot's descriptor");
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(records);
     if (PyTuple_GET_SIZE(doubles) != 5) {
         PyErr_SetString(PyExc_ValueError, "jobs_rows_of: 5 columns of doubles expected");
@@ -1220,7 +1269,7 @@ static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
         goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
         int rc = record_row(&b, PyList_GET_ITEM(records, i), cols, i, format_alloc,
-                            energy_text);
+                            energy_text, name_slot);
         if (rc != 0) {
             buf_free(&b);
             if (rc > 0) {
@@ -1234,6 +1283,67 @@ static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
 out:
     for (int c = 0; c < opened; c++)
         column_close(&cols[c]);
+    return result;
+}
+
+/* record_doubles(records, start, end, subtime): each record's starting_time, end_time and
+ * its job's subtime, as float() takes them, into three writable float64 buffers of one value
+ * per record (output/jobs_csv.py's `compute_times`: one C pass instead of three maps). */
+static PyObject *record_doubles(PyObject *module, PyObject *args) {
+    PyObject *records, *outs[3];
+    if (!PyArg_ParseTuple(args, "O!OOO", &PyList_Type, &records, &outs[0], &outs[1], &outs[2]))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(records);
+    Py_buffer views[3];
+    int held = 0;
+    PyObject *result = NULL;
+    for (; held < 3; held++) {
+        if (PyObject_GetBuffer(outs[held], &views[held],
+                               PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+            goto out;
+        const char *fmt = views[held].format ? views[held].format : "B";
+        if (views[held].itemsize != sizeof(double)
+            || (strcmp(fmt, "d") != 0 && strcmp(fmt, "<d") != 0 && strcmp(fmt, "=d") != 0)
+            || views[held].len != n * (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(&views[held]);
+            PyErr_SetString(PyExc_ValueError, "record_doubles: buffers of n float64 expected");
+            goto out;
+        }
+    }
+    double *start = views[0].buf, *end = views[1].buf, *sub = views[2].buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i);
+        PyObject *objs[3] = {PyObject_GetAttr(rec, str_starting_time),
+                             PyObject_GetAttr(rec, str_end_time), NULL};
+        PyObject *job = PyObject_GetAttr(rec, str_job);
+        if (job != NULL) {
+            objs[2] = PyObject_GetAttr(job, str_subtime);
+            Py_DECREF(job);
+        }
+        double x[3];
+        int bad = 0;
+        for (int c = 0; c < 3; c++) {
+            if (objs[c] == NULL) {
+                bad = 1;
+                continue;
+            }
+            x[c] = PyFloat_CheckExact(objs[c]) ? PyFloat_AS_DOUBLE(objs[c])
+                                                : PyFloat_AsDouble(objs[c]);
+            if (x[c] == -1.0 && PyErr_Occurred())
+                bad = 1;
+            Py_DECREF(objs[c]);
+        }
+        if (bad)
+            goto out;
+        start[i] = x[0];
+        end[i] = x[1];
+        sub[i] = x[2];
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+out:
+    for (int c = 0; c < held; c++)
+        PyBuffer_Release(&views[c]);
     return result;
 }
 
@@ -1456,6 +1566,8 @@ static PyMethodDef module_methods[] = {
     {"jobs_rows", jobs_rows, METH_VARARGS, "the rows of jobs.csv of jobs that ran, as bytes"},
     {"jobs_rows_of", jobs_rows_of, METH_VARARGS,
      "the rows of jobs.csv of records of jobs that ran, as bytes (None: another path)"},
+    {"record_doubles", record_doubles, METH_VARARGS,
+     "record_doubles(records, start, end, subtime): the records' three dates into float64s"},
     {"fixed6_lines", fixed6_lines, METH_O, "'%f\\n' of each float64 of a buffer, as bytes"},
     {"fixed6", fixed6, METH_O, "'%f' % x"},
     {"g6_lines", g6_lines, METH_O, "'%g\\n' of each float64 of a buffer, as bytes"},
@@ -1483,10 +1595,13 @@ PyMODINIT_FUNC PyInit__ctext(void) {
     str_subtime = PyUnicode_InternFromString("subtime");
     str_res = PyUnicode_InternFromString("res");
     str_walltime = PyUnicode_InternFromString("walltime");
+    str_id = PyUnicode_InternFromString("id");
+    str_end_time = PyUnicode_InternFromString("end_time");
     if (str_job == NULL || str_final_state == NULL || str_starting_time == NULL
         || str_alloc == NULL || str_energy == NULL || str_metadata == NULL || str_name == NULL
         || str_workload == NULL || str_profile == NULL || str_subtime == NULL
-        || str_res == NULL || str_walltime == NULL)
+        || str_res == NULL || str_walltime == NULL || str_id == NULL
+        || str_end_time == NULL)
         return NULL;
     str_start = PyUnicode_InternFromString("start");
     str_stop = PyUnicode_InternFromString("stop");
