@@ -44,6 +44,9 @@ NOT_COMPILED: str | None = None  # why the kernel is not compiled (set by _exten
 WRITER = "batsim_py.output._ctext"
 WRITER_NOTE = Path("output") / "_writer_not_built.txt"
 WRITER_NOT_BUILT: str | None = None
+# The native loader of large workloads (batsim_py/workload/_cload.c, hand-written C), built the
+# same way: without it the pure-Python reader reads the same workloads, slower.
+LOADER = "batsim_py.workload._cload"
 
 
 def _package_dir(command) -> Path:
@@ -102,6 +105,18 @@ class OptionalBuildExt(build_ext):
     """Build the compiled modules, or fall back to the pure-Python ones with a warning."""
 
     def build_extension(self, ext) -> None:
+        if ext.name == LOADER:
+            try:  # (alone: its failure leaves the kernel and the writer built)
+                super().build_extension(ext)
+                self.loader_built = True
+            except Exception as exc:
+                print(f"WARNING: batsim-py: the native workload loader was not built "
+                      f"(compiling workload/_cload.c failed: {exc}); the pure-Python reader "
+                      "reads the same workloads, slower", file=sys.stderr)
+                path = self.get_ext_fullpath(ext.name)
+                if os.path.exists(path):
+                    os.remove(path)
+            return
         if ext.name != WRITER:
             super().build_extension(ext)
             return
@@ -124,8 +139,10 @@ class OptionalBuildExt(build_ext):
             if writer is None and WRITER_NOT_BUILT is None:
                 _writer_not_built(f"compiling the C code failed: {exc}")
             _not_compiled(f"compiling the C code failed: {exc}")
+            loader = (self.get_ext_fullpath(LOADER)
+                      if getattr(self, "loader_built", False) else None)
             for path in self.get_outputs():  # no half-built set of modules
-                if os.path.exists(path) and path != writer:
+                if os.path.exists(path) and path not in (writer, loader):
                     os.remove(path)
             self.extensions = []
         _write_note(self)
@@ -134,7 +151,7 @@ class OptionalBuildExt(build_ext):
         """Write the hash of each compiled module's source next to the package as installed
         (`batsim_py.native` runs a module from its source when it no longer matches): in the
         source tree for an editable install, else in the build tree the wheel is made of."""
-        if not [e for e in self.extensions if e.name != WRITER]:
+        if not [e for e in self.extensions if e.name not in (WRITER, LOADER)]:
             return
         (_package_dir(self) / NATIVE.RECORD).write_text(NATIVE.record_text(HERE))
 
@@ -147,7 +164,8 @@ def _metadata_only() -> bool:
 
 
 def _writer() -> list:
-    """The native writer's extension (none with BATSIM_PY_PURE: pure Python only)."""
+    """The native writer's and the native loader's extensions (none with BATSIM_PY_PURE: pure
+    Python only)."""
     if _metadata_only():
         return []
     if os.environ.get("BATSIM_PY_PURE"):
@@ -155,7 +173,8 @@ def _writer() -> list:
         return []
     from setuptools import Extension
 
-    return [Extension(WRITER, ["batsim_py/output/_ctext.c"])]
+    return [Extension(WRITER, ["batsim_py/output/_ctext.c"]),
+            Extension(LOADER, ["batsim_py/workload/_cload.c"])]
 
 
 def _extensions() -> list:

@@ -72,6 +72,18 @@ def main() -> int:
             writing[1] += time.process_time() - c
 
     run_module.write_outputs = timed_write
+    loading = [0.0, 0.0]  # wall and CPU time in load_workload
+    load_workload = run_module.load_workload
+
+    def timed_load(*a, **kw):  # noqa: ANN002, ANN003, ANN202
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            return load_workload(*a, **kw)
+        finally:
+            loading[0] += time.perf_counter() - t
+            loading[1] += time.process_time() - c
+
+    run_module.load_workload = timed_load
 
     def spec(out: str) -> RunSpec:
         return RunSpec(str(ROOT / "platforms" / "cluster1024.xml"), [str(workload)],
@@ -84,13 +96,15 @@ def main() -> int:
         wall = time.perf_counter() - t0
         cpu = time.process_time() - c0
     run_module.write_outputs = write_outputs
+    run_module.load_workload = load_workload
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     n = len(sim.job_records)
     scheduling_time = sim.scheduling_time
     del sim
     print(f"jobs {n}  wall {wall:.1f} s  cpu {cpu:.1f} s  {n / wall:.0f} jobs/s  "
           f"peak {peak:.0f} MiB  (timing {args.timing}, scheduler {args.scheduler})")
-    print(f"of which writing the outputs: wall {writing[0]:.1f} s, cpu {writing[1]:.1f} s; "
+    print(f"of which loading the workload: wall {loading[0]:.1f} s, cpu {loading[1]:.1f} s; "
+          f"writing the outputs: wall {writing[0]:.1f} s, cpu {writing[1]:.1f} s; "
           f"in the scheduler: wall {scheduling_time:.1f} s", end="")
     if args.sched_cpu:
         with tempfile.TemporaryDirectory() as out:
@@ -102,7 +116,8 @@ def main() -> int:
     stick.sample()
     best_cpu = min(stick.cpu_samples)
     print(f"wall {stick.ratio(wall)}; cpu {cpu / best_cpu:.3g} x the yardstick's cpu "
-          f"(writing the outputs {writing[1] / best_cpu:.3g}x); {stick.summary()}; "
+          f"(loading the workload {loading[1] / best_cpu:.3g}x, writing the outputs "
+          f"{writing[1] / best_cpu:.3g}x); {stick.summary()}; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     from batsim_py.native import kernel_label
 

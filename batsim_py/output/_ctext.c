@@ -15,13 +15,14 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <errno.h>
 #include <unistd.h>
 
-#define API_VERSION 4 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 5 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -245,7 +246,7 @@ static PyObject *str_start, *str_stop, *str_step;  /* interned at import */
 /* The attributes of a jobs.csv record (output/jobs_csv.py's JobRecord) and of its job. */
 static PyObject *str_job, *str_final_state, *str_starting_time, *str_alloc, *str_energy,
     *str_metadata, *str_name, *str_workload, *str_profile, *str_subtime, *str_res,
-    *str_walltime;
+    *str_walltime, *str_id, *str_end_time;
 
 static int64_t range_attr(PyObject *r, PyObject *name, int *err) {
     PyObject *v = PyObject_GetAttr(r, name);
@@ -887,6 +888,364 @@ static PyTypeObject TraceEventsType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* ------------------------------------------------------------------ recording during a run */
+
+/* The recorders' per-job calls of a plain run (sim/machines.py's MachineStates.job_starts and
+ * job_ends while it keeps its log, output/paje.py's PajeTrace.job_starts and job_ends), as C
+ * callables: the same appends to the same Python containers, the same machine states
+ * flipped, in the same order, without a Python frame (about a microsecond a job event in
+ * Python).  Anything but their common case is handed to `fallback`, the Python method, which
+ * does all of it as before; a recorder switched off (`active` false: its owner left the log,
+ * or got a listener) hands everything over. */
+
+/* A range's start, stop and step: read from the object (CPython's rangeobject, checked at
+ * import against a known range: `range_fields_ok`) or through its attributes. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *start, *stop, *step, *length;
+} RangeFields;
+static int range_fields_ok = 0;
+
+static int small_int(PyObject *v, long long *out) {
+    int overflow;
+    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (*out == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* 1 with [*lo, *hi) when `alloc` is a range of step 1 whose bounds fit in a long long, else 0
+ * (no exception set). */
+static int unit_range(PyObject *alloc, long long *lo, long long *hi) {
+    long long step;
+    if (!PyRange_Check(alloc))
+        return 0;
+    if (range_fields_ok) {
+        RangeFields *r = (RangeFields *)alloc;
+        return small_int(r->step, &step) && step == 1 && small_int(r->start, lo)
+               && small_int(r->stop, hi);
+    }
+    PyObject *v[3] = {PyObject_GetAttr(alloc, str_start), PyObject_GetAttr(alloc, str_stop),
+                      PyObject_GetAttr(alloc, str_step)};
+    int ok = v[0] && v[1] && v[2] && small_int(v[2], &step) && step == 1
+             && small_int(v[0], lo) && small_int(v[1], hi);
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(v[i]);
+    PyErr_Clear();
+    return ok;
+}
+
+static int check_range_fields(void) {
+    PyObject *r = PyObject_CallFunction((PyObject *)&PyRange_Type, "iii", 3, 11, 2);
+    if (r == NULL)
+        return -1;
+    RangeFields *f = (RangeFields *)r;
+    long long a, b, c, n;
+    range_fields_ok = Py_TYPE(r)->tp_basicsize == (Py_ssize_t)sizeof(RangeFields)
+                      && f->start && f->stop && f->step && f->length
+                      && PyLong_CheckExact(f->start) && PyLong_CheckExact(f->stop)
+                      && PyLong_CheckExact(f->step) && PyLong_CheckExact(f->length)
+                      && small_int(f->start, &a) && small_int(f->stop, &b)
+                      && small_int(f->step, &c) && small_int(f->length, &n)
+                      && a == 3 && b == 11 && c == 2 && n == 4;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* StateLog(state, from, to, append_date, log, end, fallback): called (alloc, now), sets the
+ * machines of a range of step 1 in `state` (a bytearray) from `from` to `to` when every one
+ * of them is in `from`, then appends now (an end: -(now + 0.0)) by `append_date` and alloc
+ * to `log`; anything else is `fallback(alloc, now)`. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *state, *append_date, *log, *fallback;
+    int from, to, end, active;
+} StateLog;
+
+static PyObject *statelog_call(StateLog *self, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    long long lo, hi;
+    if (!self->active || nargs != 2 || kwnames != NULL || !PyByteArray_CheckExact(self->state)
+        || !unit_range(args[0], &lo, &hi) || !(0 <= lo && lo < hi)
+        || hi > PyByteArray_GET_SIZE(self->state))
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    unsigned char *state = (unsigned char *)PyByteArray_AS_STRING(self->state);
+    for (long long m = lo; m < hi; m++)
+        if (state[m] != self->from)
+            return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    memset(state + lo, self->to, (size_t)(hi - lo));
+    PyObject *date = args[1];
+    if (self->end) {
+        double now = PyFloat_CheckExact(date) ? PyFloat_AS_DOUBLE(date) : PyFloat_AsDouble(date);
+        if (now == -1.0 && PyErr_Occurred())
+            return NULL;
+        date = PyFloat_FromDouble(-(now + 0.0));
+        if (date == NULL)
+            return NULL;
+    } else {
+        Py_INCREF(date);
+    }
+    PyObject *done = PyObject_CallOneArg(self->append_date, date);
+    Py_DECREF(date);
+    if (done == NULL)
+        return NULL;
+    Py_DECREF(done);
+    if (PyList_Append(self->log, args[0]) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static int statelog_init(StateLog *self, PyObject *args, PyObject *kwds) {
+    PyObject *state, *append_date, *log, *fallback;
+    int from, to, end;
+    if (!PyArg_ParseTuple(args, "O!iiOO!pO", &PyByteArray_Type, &state, &from, &to,
+                          &append_date, &PyList_Type, &log, &end, &fallback))
+        return -1;
+    if (from < 0 || from > 255 || to < 0 || to > 255) {
+        PyErr_SetString(PyExc_ValueError, "StateLog: states are bytes");
+        return -1;
+    }
+    Py_INCREF(state); Py_XSETREF(self->state, state);
+    Py_INCREF(append_date); Py_XSETREF(self->append_date, append_date);
+    Py_INCREF(log); Py_XSETREF(self->log, log);
+    Py_INCREF(fallback); Py_XSETREF(self->fallback, fallback);
+    self->from = from;
+    self->to = to;
+    self->end = end;
+    self->active = 1;
+    self->vectorcall = (vectorcallfunc)statelog_call;
+    return 0;
+}
+
+static int statelog_traverse(StateLog *self, visitproc visit, void *arg) {
+    Py_VISIT(self->state);
+    Py_VISIT(self->append_date);
+    Py_VISIT(self->log);
+    Py_VISIT(self->fallback);
+    return 0;
+}
+
+static int statelog_clear(StateLog *self) {
+    Py_CLEAR(self->state);
+    Py_CLEAR(self->append_date);
+    Py_CLEAR(self->log);
+    Py_CLEAR(self->fallback);
+    self->active = 0;
+    return 0;
+}
+
+static void statelog_dealloc(StateLog *self) {
+    PyObject_GC_UnTrack(self);
+    statelog_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* (an object not yet initialised has no containers: it hands every call to its fallback,
+ * which is NULL then: refused) */
+static PyObject *statelog_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    StateLog *self = (StateLog *)type->tp_alloc(type, 0);
+    if (self != NULL)
+        self->vectorcall = NULL;
+    return (PyObject *)self;
+}
+
+static PyObject *recorder_not_ready(PyObject *self, PyObject *const *args, size_t nargsf,
+                                    PyObject *kwnames) {
+    PyErr_SetString(PyExc_RuntimeError, "recorder not initialised");
+    return NULL;
+}
+
+static PyObject *statelog_tp_call(PyObject *self, PyObject *args, PyObject *kwds) {
+    if (((StateLog *)self)->vectorcall == NULL)
+        return recorder_not_ready(self, NULL, 0, NULL);
+    return PyVectorcall_Call(self, args, kwds);
+}
+
+static PyMemberDef statelog_members[] = {
+    {"active", T_INT, offsetof(StateLog, active), 0,
+     "false: every call goes to the fallback (the owner keeps its books itself)"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject StateLogType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "batsim_py.output._ctext.StateLog",
+    .tp_basicsize = sizeof(StateLog),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A machine-state log's job start or end (sim/machines.py), called (alloc, now)",
+    .tp_vectorcall_offset = offsetof(StateLog, vectorcall),
+    .tp_call = statelog_tp_call,
+    .tp_traverse = (traverseproc)statelog_traverse,
+    .tp_clear = (inquiry)statelog_clear,
+    .tp_dealloc = (destructor)statelog_dealloc,
+    .tp_members = statelog_members,
+    .tp_init = (initproc)statelog_init,
+    .tp_new = statelog_new,
+};
+
+/* JobLog(end, ordinal, job_ids, allocs, append_time, append_kind, append_job, fallback): the
+ * Pajé recorder's job start, called (job_id, alloc, now): ordinal[job_id] = k = len(job_ids),
+ * job_ids and allocs appended, then now, 0 and k by the three appends (output/paje.py's
+ * PajeTrace.job_starts); or its job end, called (job_id, alloc, now[, unavailable]): now, 1
+ * and ordinal.pop(job_id) appended; with machines `unavailable`, `fallback(...)`. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *ordinal, *job_ids, *allocs, *append_time, *append_kind, *append_job, *fallback;
+    PyObject *kind;  /* the int appended by append_kind */
+    int end, active;
+} JobLog;
+
+static int append_one(PyObject *append, PyObject *value) {
+    PyObject *done = PyObject_CallOneArg(append, value);
+    if (done == NULL)
+        return -1;
+    Py_DECREF(done);
+    return 0;
+}
+
+static PyObject *joblog_call(JobLog *self, PyObject *const *args, size_t nargsf,
+                             PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (!self->active || kwnames != NULL || nargs < 3 || nargs > (self->end ? 4 : 3))
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    if (nargs == 4) {
+        int busy = PyObject_IsTrue(args[3]);
+        if (busy < 0)
+            return NULL;
+        if (busy)
+            return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    }
+    PyObject *job_id = args[0];
+    if (!self->end) {
+        PyObject *k = PyLong_FromSsize_t(PyList_GET_SIZE(self->job_ids));
+        if (k == NULL)
+            return NULL;
+        int rc = PyDict_SetItem(self->ordinal, job_id, k) < 0
+                 || PyList_Append(self->job_ids, job_id) < 0
+                 || PyList_Append(self->allocs, args[1]) < 0
+                 || append_one(self->append_time, args[2]) < 0
+                 || append_one(self->append_kind, self->kind) < 0
+                 || append_one(self->append_job, k) < 0;
+        Py_DECREF(k);
+        if (rc)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    if (append_one(self->append_time, args[2]) < 0
+        || append_one(self->append_kind, self->kind) < 0)
+        return NULL;
+    PyObject *k = PyDict_GetItemWithError(self->ordinal, job_id);  /* (borrowed) */
+    if (k == NULL) {
+        if (!PyErr_Occurred()) {  /* (as dict.pop: KeyError(job_id)) */
+            PyObject *key = PyTuple_Pack(1, job_id);
+            if (key != NULL) {
+                PyErr_SetObject(PyExc_KeyError, key);
+                Py_DECREF(key);
+            }
+        }
+        return NULL;
+    }
+    Py_INCREF(k);
+    int rc = PyDict_DelItem(self->ordinal, job_id) < 0 || append_one(self->append_job, k) < 0;
+    Py_DECREF(k);
+    if (rc)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static int joblog_init(JobLog *self, PyObject *args, PyObject *kwds) {
+    int end;
+    PyObject *o[7];
+    if (!PyArg_ParseTuple(args, "pO!O!O!OOOO", &end, &PyDict_Type, &o[0], &PyList_Type, &o[1],
+                          &PyList_Type, &o[2], &o[3], &o[4], &o[5], &o[6]))
+        return -1;
+    PyObject *kind = PyLong_FromLong(end ? 1 : 0);
+    if (kind == NULL)
+        return -1;
+    PyObject **slots[7] = {&self->ordinal, &self->job_ids, &self->allocs, &self->append_time,
+                           &self->append_kind, &self->append_job, &self->fallback};
+    for (int i = 0; i < 7; i++) {
+        Py_INCREF(o[i]);
+        Py_XSETREF(*slots[i], o[i]);
+    }
+    Py_XSETREF(self->kind, kind);
+    self->end = end;
+    self->active = 1;
+    self->vectorcall = (vectorcallfunc)joblog_call;
+    return 0;
+}
+
+static int joblog_traverse(JobLog *self, visitproc visit, void *arg) {
+    Py_VISIT(self->ordinal);
+    Py_VISIT(self->job_ids);
+    Py_VISIT(self->allocs);
+    Py_VISIT(self->append_time);
+    Py_VISIT(self->append_kind);
+    Py_VISIT(self->append_job);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->kind);
+    return 0;
+}
+
+static int joblog_clear(JobLog *self) {
+    Py_CLEAR(self->ordinal);
+    Py_CLEAR(self->job_ids);
+    Py_CLEAR(self->allocs);
+    Py_CLEAR(self->append_time);
+    Py_CLEAR(self->append_kind);
+    Py_CLEAR(self->append_job);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->kind);
+    self->active = 0;
+    return 0;
+}
+
+static void joblog_dealloc(JobLog *self) {
+    PyObject_GC_UnTrack(self);
+    joblog_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *joblog_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    JobLog *self = (JobLog *)type->tp_alloc(type, 0);
+    if (self != NULL)
+        self->vectorcall = NULL;
+    return (PyObject *)self;
+}
+
+static PyObject *joblog_tp_call(PyObject *self, PyObject *args, PyObject *kwds) {
+    if (((JobLog *)self)->vectorcall == NULL)
+        return recorder_not_ready(self, NULL, 0, NULL);
+    return PyVectorcall_Call(self, args, kwds);
+}
+
+static PyMemberDef joblog_members[] = {
+    {"active", T_INT, offsetof(JobLog, active), 0,
+     "false: every call goes to the fallback"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject JobLogType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "batsim_py.output._ctext.JobLog",
+    .tp_basicsize = sizeof(JobLog),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "The Pajé recorder's job start or end (output/paje.py)",
+    .tp_vectorcall_offset = offsetof(JobLog, vectorcall),
+    .tp_call = joblog_tp_call,
+    .tp_traverse = (traverseproc)joblog_traverse,
+    .tp_clear = (inquiry)joblog_clear,
+    .tp_dealloc = (destructor)joblog_dealloc,
+    .tp_members = joblog_members,
+    .tp_init = (initproc)joblog_init,
+    .tp_new = joblog_new,
+};
+
 /* ------------------------------------------------------------------ jobs.csv */
 
 /* A column of doubles: a list of numbers (taken as float() would) or a float64 buffer. */
@@ -1065,7 +1424,7 @@ static const char *plain_text(PyObject *obj, Py_ssize_t *len, int *plain) {
 /* One row of `jobs_rows_of` (the attributes of `rec` read here); 1 when the row needs the
  * Python path (a rejected job, a text column to quote), 0 when written, -1 on an error. */
 static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
-                      PyObject *format_alloc, PyObject *energy_text) {
+                      PyObject *format_alloc, PyObject *energy_text, PyObject *name_slot) {
     PyObject *job = NULL, *state = NULL, *v = NULL;
     int rc = -1;
     const char *text[3];
@@ -1082,9 +1441,50 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
         rc = 1;
         goto out;
     }
-    for (int c = 0; c < 3; c++) {
+    for (int c = 2; c >= 0; c--) {  /* (the name last: it may be cut from the id) */
         int plain = 1;
-        texts[c] = PyObject_GetAttr(job, *names[c]);
+        if (c == 0 && name_slot != NULL && PyObject_TypeCheck(job, PyDescr_TYPE(name_slot))) {
+            /* The name's slot read directly (workload/model.py's Job: None when the name is
+             * the id's end, `workload!name`: then cut from the id's UTF-8 here, without
+             * the property's call), else the name's own text. */
+            texts[0] = Py_TYPE(name_slot)->tp_descr_get(name_slot, job,
+                                                         (PyObject *)Py_TYPE(job));
+            if (texts[0] == NULL)
+                goto out;
+            if (texts[0] == Py_None) {
+                Py_ssize_t id_len;
+                const char *id;
+                Py_DECREF(texts[0]);
+                texts[0] = PyObject_GetAttr(job, str_id);  /* (kept: holds the UTF-8) */
+                if (texts[0] == NULL)
+                    goto out;
+                if (!PyUnicode_Check(texts[0])) {
+                    rc = 1;
+                    goto out;
+                }
+                id = PyUnicode_AsUTF8AndSize(texts[0], &id_len);
+                if (id == NULL)
+                    goto out;
+                if (id_len <= lens[1] || id[lens[1]] != '!' || memcmp(id, text[1], lens[1])) {
+                    /* (not `workload!name`: the name as the job gives it) */
+                    Py_SETREF(texts[0], PyObject_GetAttr(job, str_name));
+                    goto read_text;
+                }
+                text[0] = id + lens[1] + 1;
+                lens[0] = id_len - lens[1] - 1;
+                for (Py_ssize_t j = 0; j < lens[0]; j++) {
+                    char ch = text[0][j];
+                    if (ch == ',' || ch == '"' || ch == '\r' || ch == '\n') {
+                        rc = 1;
+                        goto out;
+                    }
+                }
+                continue;
+            }
+        } else {
+            texts[c] = PyObject_GetAttr(job, *names[c]);
+        }
+    read_text:
         if (texts[c] == NULL)
             goto out;
         text[c] = plain_text(texts[c], &lens[c], &plain);
@@ -1191,18 +1591,26 @@ out:
     return rc;
 }
 
-/* jobs_rows_of(records, doubles, format_alloc, energy_text) -> bytes or None
+/* jobs_rows_of(records, doubles, format_alloc, energy_text[, name_slot]) -> bytes or None
  * The rows `jobs_rows` writes, its columns read here from the records themselves (JobRecord:
  * job, final_state, starting_time, alloc, consumed_energy, metadata; the job's name,
  * workload, profile, subtime, res, walltime), but for `doubles`, a tuple of 5 float64 columns
  * (runtime, finish, waiting, turnaround, stretch), and the texts of non-contiguous
  * allocations and of energies (`format_alloc`, `energy_text`).  None when a record needs
- * output/jobs_csv.py's other paths: a rejected job, a text column needing CSV quotes. */
+ * output/jobs_csv.py's other paths: a rejected job, a text column needing CSV quotes.
+ * `name_slot`: the descriptor of the jobs' name slot (workload/model.py's `_NAME_SLOT`), read
+ * directly instead of the `name` property, or None (the property). */
 static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
-    PyObject *records, *doubles, *format_alloc, *energy_text;
-    if (!PyArg_ParseTuple(args, "O!O!OO", &PyList_Type, &records, &PyTuple_Type, &doubles,
-                          &format_alloc, &energy_text))
+    PyObject *records, *doubles, *format_alloc, *energy_text, *name_slot = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!OO|O", &PyList_Type, &records, &PyTuple_Type, &doubles,
+                          &format_alloc, &energy_text, &name_slot))
         return NULL;
+    if (name_slot == Py_None) {
+        name_slot = NULL;
+    } else if (!PyObject_TypeCheck(name_slot, &PyMemberDescr_Type)) {
+        PyErr_SetString(PyExc_TypeError, "jobs_rows_of: name_slot must be a slot's descriptor");
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(records);
     if (PyTuple_GET_SIZE(doubles) != 5) {
         PyErr_SetString(PyExc_ValueError, "jobs_rows_of: 5 columns of doubles expected");
@@ -1220,7 +1628,7 @@ static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
         goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
         int rc = record_row(&b, PyList_GET_ITEM(records, i), cols, i, format_alloc,
-                            energy_text);
+                            energy_text, name_slot);
         if (rc != 0) {
             buf_free(&b);
             if (rc > 0) {
@@ -1234,6 +1642,67 @@ static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
 out:
     for (int c = 0; c < opened; c++)
         column_close(&cols[c]);
+    return result;
+}
+
+/* record_doubles(records, start, end, subtime): each record's starting_time, end_time and
+ * its job's subtime, as float() takes them, into three writable float64 buffers of one value
+ * per record (output/jobs_csv.py's `compute_times`: one C pass instead of three maps). */
+static PyObject *record_doubles(PyObject *module, PyObject *args) {
+    PyObject *records, *outs[3];
+    if (!PyArg_ParseTuple(args, "O!OOO", &PyList_Type, &records, &outs[0], &outs[1], &outs[2]))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(records);
+    Py_buffer views[3];
+    int held = 0;
+    PyObject *result = NULL;
+    for (; held < 3; held++) {
+        if (PyObject_GetBuffer(outs[held], &views[held],
+                               PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+            goto out;
+        const char *fmt = views[held].format ? views[held].format : "B";
+        if (views[held].itemsize != sizeof(double)
+            || (strcmp(fmt, "d") != 0 && strcmp(fmt, "<d") != 0 && strcmp(fmt, "=d") != 0)
+            || views[held].len != n * (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(&views[held]);
+            PyErr_SetString(PyExc_ValueError, "record_doubles: buffers of n float64 expected");
+            goto out;
+        }
+    }
+    double *start = views[0].buf, *end = views[1].buf, *sub = views[2].buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i);
+        PyObject *objs[3] = {PyObject_GetAttr(rec, str_starting_time),
+                             PyObject_GetAttr(rec, str_end_time), NULL};
+        PyObject *job = PyObject_GetAttr(rec, str_job);
+        if (job != NULL) {
+            objs[2] = PyObject_GetAttr(job, str_subtime);
+            Py_DECREF(job);
+        }
+        double x[3];
+        int bad = 0;
+        for (int c = 0; c < 3; c++) {
+            if (objs[c] == NULL) {
+                bad = 1;
+                continue;
+            }
+            x[c] = PyFloat_CheckExact(objs[c]) ? PyFloat_AS_DOUBLE(objs[c])
+                                                : PyFloat_AsDouble(objs[c]);
+            if (x[c] == -1.0 && PyErr_Occurred())
+                bad = 1;
+            Py_DECREF(objs[c]);
+        }
+        if (bad)
+            goto out;
+        start[i] = x[0];
+        end[i] = x[1];
+        sub[i] = x[2];
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+out:
+    for (int c = 0; c < held; c++)
+        PyBuffer_Release(&views[c]);
     return result;
 }
 
@@ -1456,6 +1925,8 @@ static PyMethodDef module_methods[] = {
     {"jobs_rows", jobs_rows, METH_VARARGS, "the rows of jobs.csv of jobs that ran, as bytes"},
     {"jobs_rows_of", jobs_rows_of, METH_VARARGS,
      "the rows of jobs.csv of records of jobs that ran, as bytes (None: another path)"},
+    {"record_doubles", record_doubles, METH_VARARGS,
+     "record_doubles(records, start, end, subtime): the records' three dates into float64s"},
     {"fixed6_lines", fixed6_lines, METH_O, "'%f\\n' of each float64 of a buffer, as bytes"},
     {"fixed6", fixed6, METH_O, "'%f' % x"},
     {"g6_lines", g6_lines, METH_O, "'%g\\n' of each float64 of a buffer, as bytes"},
@@ -1483,23 +1954,31 @@ PyMODINIT_FUNC PyInit__ctext(void) {
     str_subtime = PyUnicode_InternFromString("subtime");
     str_res = PyUnicode_InternFromString("res");
     str_walltime = PyUnicode_InternFromString("walltime");
+    str_id = PyUnicode_InternFromString("id");
+    str_end_time = PyUnicode_InternFromString("end_time");
     if (str_job == NULL || str_final_state == NULL || str_starting_time == NULL
         || str_alloc == NULL || str_energy == NULL || str_metadata == NULL || str_name == NULL
         || str_workload == NULL || str_profile == NULL || str_subtime == NULL
-        || str_res == NULL || str_walltime == NULL)
+        || str_res == NULL || str_walltime == NULL || str_id == NULL
+        || str_end_time == NULL)
         return NULL;
     str_start = PyUnicode_InternFromString("start");
     str_stop = PyUnicode_InternFromString("stop");
     str_step = PyUnicode_InternFromString("step");
     if (str_start == NULL || str_stop == NULL || str_step == NULL)
         return NULL;
-    if (PyType_Ready(&TraceEventsType) < 0)
+    if (PyType_Ready(&TraceEventsType) < 0 || PyType_Ready(&StateLogType) < 0
+        || PyType_Ready(&JobLogType) < 0 || check_range_fields() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
     Py_INCREF(&TraceEventsType);
+    Py_INCREF(&StateLogType);
+    Py_INCREF(&JobLogType);
     if (PyModule_AddObject(m, "TraceEvents", (PyObject *)&TraceEventsType) < 0
+        || PyModule_AddObject(m, "StateLog", (PyObject *)&StateLogType) < 0
+        || PyModule_AddObject(m, "JobLog", (PyObject *)&JobLogType) < 0
         || PyModule_AddIntConstant(m, "API", API_VERSION) < 0) {
         Py_DECREF(&TraceEventsType);
         Py_DECREF(m);

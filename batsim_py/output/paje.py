@@ -25,7 +25,7 @@ import math
 import os
 import random
 from array import array
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import BinaryIO
 
 import numpy as np
@@ -112,7 +112,14 @@ class PajeTrace:
     """
 
     __slots__ = ("machine_names", "times", "kinds", "jobs", "job_ids", "allocs", "_ordinal",
-                 "_unavailable", "written")
+                 "_unavailable", "written", "job_starts", "job_ends")
+
+    # A job's start (job_id, alloc, now) and end (job_id, alloc, now[, unavailable]): the
+    # methods `_job_starts` and `_job_ends`, or, with the native writer built, its C callables
+    # making the same appends (output/_ctext.c's JobLog; an end with unavailable machines goes
+    # to the method).
+    job_starts: Callable[[str, Sequence[int], float], None]
+    job_ends: Callable[..., None]
 
     def __init__(self, machine_names: Sequence[str]) -> None:
         self.machine_names = list(machine_names)  # by machine id (compute, then storage)
@@ -125,8 +132,17 @@ class PajeTrace:
         self._unavailable: dict[int, frozenset[int]] = {}  # end record -> machines to skip
         # Where the file was written last (output/files.py reuses its body on a rewrite).
         self.written: tuple[str, int, int, int, int, int] | None = None
+        self.job_starts = self._job_starts
+        self.job_ends = self._job_ends
+        native = native_text()
+        if native is not None:
+            appends = (self.times.append, self.kinds.append, self.jobs.append)
+            self.job_starts = native.JobLog(False, self._ordinal, self.job_ids, self.allocs,
+                                            *appends, self._job_starts)
+            self.job_ends = native.JobLog(True, self._ordinal, self.job_ids, self.allocs,
+                                          *appends, self._job_ends)
 
-    def job_starts(self, job_id: str, alloc: Sequence[int], now: float) -> None:
+    def _job_starts(self, job_id: str, alloc: Sequence[int], now: float) -> None:
         """Batsim's update_machines_on_job_run: each machine shows its first job."""
         k = self._ordinal[job_id] = len(self.job_ids)
         self.job_ids.append(job_id)
@@ -135,7 +151,7 @@ class PajeTrace:
         self.kinds.append(_START)
         self.jobs.append(k)
 
-    def job_ends(self, job_id: str, alloc: Sequence[int], now: float,
+    def _job_ends(self, job_id: str, alloc: Sequence[int], now: float,
                  unavailable: Collection[int] = ()) -> None:
         """Batsim's update_machines_on_job_end: a machine left without a job waits (but an
         unavailable one writes nothing); one still shared shows its first remaining job."""

@@ -16,6 +16,7 @@ from operator import itemgetter
 from typing import Any
 
 from batsim_py.errors import WorkloadError
+from batsim_py.workload import fast
 from batsim_py.workload._fields import (
     integer,
     is_integer,
@@ -25,6 +26,7 @@ from batsim_py.workload._fields import (
     type_name,
 )
 from batsim_py.workload.model import (
+    _NAME_SLOT,
     FLOAT_SUBTIME,
     FLOAT_WALLTIME,
     ID,
@@ -171,9 +173,13 @@ def parse_jobs(raw_jobs: list[Any], *, workload: str, source: str) -> tuple[Job,
     other workload, or one that fails a check, is parsed job by job (which names the first job
     at fault)."""
     out: list[Job] = []
+    native = fast.NATIVE
     for lo in range(0, len(raw_jobs), _BLOCK):  # (blocks: columns of a million jobs are big)
         block = raw_jobs[lo:lo + _BLOCK]
-        jobs = _uniform_jobs(block, workload)
+        jobs = None if native is None else native.uniform_jobs(
+            block, workload, Job, _JOB_SLOTS, _shape_of)
+        if jobs is None:
+            jobs = _uniform_jobs(block, workload)
         if jobs is None:
             jobs = [parse_job(obj, workload=workload, source=source) for obj in block]
         out += jobs
@@ -181,6 +187,22 @@ def parse_jobs(raw_jobs: list[Any], *, workload: str, source: str) -> tuple[Job,
 
 
 _BLOCK = 1 << 16
+# Job's slots, as the native loader sets them (workload/_cload.c, `uniform_jobs`).
+_JOB_SLOTS = (Job.__dict__["id"], Job.__dict__["workload"], _NAME_SLOT, Job.__dict__["subtime"],
+              Job.__dict__["walltime"], Job.__dict__["res"], Job.__dict__["profile"],
+              Job.__dict__["json_form"])
+
+
+def _shape_of(keys: tuple[str, ...], int_subtimes: int, int_walltimes: int) -> JobShape:
+    """The JobShape of uniform jobs with keys `keys` (for the native loader: the values of
+    the keys other than the five it knows are the jobs' own)."""
+    key = (keys, INT_SUBTIME if int_subtimes else FLOAT_SUBTIME,
+           INT_WALLTIME if int_walltimes else FLOAT_WALLTIME, RES, PROFILE)
+    known = _SHAPES.get(key)
+    if known is None:
+        known = _new_shape(key)
+    _LAST[0], _LAST[1] = key, known
+    return known[0]
 
 
 def _number_column(values: list[Any], int_code: int, float_code: int) -> int | None:

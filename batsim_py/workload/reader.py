@@ -8,18 +8,22 @@ SIMULATION_BEGINS.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Iterable, Mapping
+from operator import attrgetter
 from typing import Any
 
 from batsim_py.errors import WorkloadError
 from batsim_py.rapidjson_number import rapidjson_double
 from batsim_py.text import line_of, lone_surrogate
+from batsim_py.workload import fast
 from batsim_py.workload._fields import is_integer, show, type_name
 from batsim_py.workload.jobs import parse_jobs
 from batsim_py.workload.model import (
     ComposedProfile,
+    DelayProfile,
     Job,
     ParallelProfile,
     Profile,
@@ -45,6 +49,14 @@ def read_json(path: str, *, source: str | None = None) -> Any:
     their JSON type.
     """
     src = source or path
+    if fast.ORJSON is not None:
+        try:
+            with open(path, "rb") as f:
+                data = fast.decode(f.read())
+        except OSError:
+            data = None  # (the reading below says why)
+        if data is not None:
+            return data
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -126,33 +138,63 @@ def parse_workload(
         )
 
     base_dir = os.path.dirname(path)
-    profiles = {
-        pname: parse_profile(pname, pobj, source=source, base_dir=base_dir)
-        for pname, pobj in raw_profiles.items()
-    }
+    profiles, only_delays = _parse_profiles(raw_profiles, source, base_dir)
     jobs = parse_jobs(raw_jobs, workload=name, source=source)
 
-    used = _check_jobs(jobs, profiles, source)
-    _check_references(profiles, source)
-    kept = _reachable(used, profiles)
+    used = _check_jobs(jobs, profiles, source, only_delays)
+    if only_delays:  # (no profile references another: every profile kept is used)
+        kept = used
+    else:
+        _check_references(profiles, source)
+        kept = _reachable(used, profiles)
     return Workload(
         name=name,
         path=path,
         nb_res=nb_res,
         jobs=jobs,
-        profiles={p: prof for p, prof in profiles.items() if p in kept},
+        profiles=(profiles if len(kept) == len(profiles)
+                  else {p: prof for p, prof in profiles.items() if p in kept}),
     )
 
 
-def _check_jobs(jobs: tuple[Job, ...], profiles: Mapping[str, Profile], source: str) -> set[str]:
+# DelayProfile's slots (some of them its base's), as the native loader sets them.
+_DELAY_SLOTS = tuple(next(c.__dict__[slot] for c in DelayProfile.__mro__ if slot in c.__dict__)
+                     for slot in ("name", "ret", "description", "delay"))
+
+
+def _parse_profiles(
+    raw_profiles: Mapping[str, Any], source: str, base_dir: str
+) -> tuple[dict[str, Profile], bool]:
+    """`parse_profile` of each profile, in order, and whether all are plain delay profiles
+    (the native loader's, when built, which leaves the others to `parse_profile`)."""
+    native = fast.NATIVE
+    delays = None if native is None else native.delay_profiles(raw_profiles, DelayProfile,
+                                                                _DELAY_SLOTS)
+    if delays is None:
+        return {pname: parse_profile(pname, pobj, source=source, base_dir=base_dir)
+                for pname, pobj in raw_profiles.items()}, False
+    if None not in delays.values():
+        return delays, True
+    return {pname: parse_profile(pname, raw_profiles[pname], source=source, base_dir=base_dir)
+            if prof is None else prof for pname, prof in delays.items()}, False
+
+
+_PROFILE_OF = attrgetter("profile")
+_ID_OF = attrgetter("id")
+
+
+def _check_jobs(jobs: tuple[Job, ...], profiles: Mapping[str, Profile], source: str,
+                only_delays: bool = False) -> set[str]:
     """Raise the first error in job order; return the names of the profiles the jobs use.
 
     A workload of tens of thousands of jobs is checked a few C-level passes at a time (distinct
-    ids, the distinct profile names defined, none of them `parallel`); only a workload that
-    fails one of them is walked job by job, to name the first job at fault."""
-    used = {job.profile for job in jobs}
-    if (len({job.id for job in jobs}) == len(jobs) and used.issubset(profiles.keys())
-            and not any(isinstance(profiles[p], ParallelProfile) for p in used)):
+    ids, the distinct profile names defined, none of them `parallel`: `only_delays` says
+    that no profile is); only a workload that fails one of them is walked job by job, to name
+    the first job at fault."""
+    used = set(map(_PROFILE_OF, jobs))
+    if (len(set(map(_ID_OF, jobs))) == len(jobs) and used.issubset(profiles.keys())
+            and (only_delays
+                 or not any(isinstance(profiles[p], ParallelProfile) for p in used))):
         return used
     seen: set[str] = set()
     for job in jobs:
@@ -209,7 +251,16 @@ def _reachable(used: set[str], profiles: Mapping[str, Profile]) -> set[str]:
 def load_workload(path: str, name: str) -> Workload:
     """Read and validate the workload file `path`, naming it `name` ("w0", "w1", ...).
 
-    Error messages name the file as the user gave it.
+    Error messages name the file as the user gave it. The cyclic garbage collector is paused
+    meanwhile, as `run.build_simulation` pauses it around all the reading: the objects made
+    here (up to millions) hold no reference cycles, and each of its passes would scan them.
     """
-    data = read_json(path, source=path)
-    return parse_workload(data, name=name, path=absolute_path(path), source=path, owned=True)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        data = read_json(path, source=path)
+        return parse_workload(data, name=name, path=absolute_path(path), source=path,
+                              owned=True)
+    finally:
+        if was_enabled:
+            gc.enable()

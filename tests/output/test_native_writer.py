@@ -293,13 +293,16 @@ def _records(n: int, seed: int, rejected: bool = True) -> list[jobs_csv.JobRecor
     rng = random.Random(seed)
     out = []
     for i in range(n):
+        workload = "w0" if rejected else rng.choice(["w0", "wé", "日"])
         res = rng.choice([1, 4, 64, 2**70])  # (a huge count takes Python's %d)
         if rejected:
             ident, name = rng.choice([f"w0!{i}", f"wé!{i}", f'w,"{i}']), str(i)
         else:  # (the name is a column of jobs.csv, the id is not)
             name = f'n,"{i}' if 300 <= i < 310 else rng.choice([str(i), f"é{i}", f"日 {i}"])
-            ident = f"w0!{name}"
-        job = Job(ident, "w0", name,
+            # (an id `workload!name` keeps no name, which the native writer cuts from the id;
+            # another id keeps it)
+            ident = rng.choice([f"{workload}!{name}", f"{workload}!{name}", f"{workload}!x{i}"])
+        job = Job(ident, workload, name,
                   rng.choice([0.0, -0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))]),
                   res, rng.choice([-1.0, 1e-7, rng.random() * 1e4, 3600]), "p", {})
         start = rng.choice([0.0, rng.random() * 1e5, float(rng.randint(0, 10**6))])
@@ -350,6 +353,54 @@ def test_jobs_rows_are_the_pure_writers(native, monkeypatch, seed: int) -> None:
     assert fast_bytes == slow_bytes == slow.encode()
     if seed >= 4:  # (every chunk read by the native writer but the two with quotes; twice)
         assert read == 2 * [k not in (300 // 61, 309 // 61) for k in range(-(-700 // 61))]
+
+
+def _ld_bits(a: np.ndarray) -> bytes:
+    """The value bytes of a long double array (x86-64: 10 of each 16, the rest is padding)."""
+    width = min(np.finfo(jobs_csv.LD).nmant // 8 + 3, a.itemsize)
+    return a.view(np.uint8).reshape(-1, a.itemsize)[:, :width].tobytes()
+
+
+@pytest.mark.parametrize("seed", (0, 5))
+def test_job_times_are_the_pure_ones(native, monkeypatch, seed: int) -> None:  # noqa: ANN001
+    """The long double metrics from the dates the native writer reads (`record_doubles`) are
+    the pure path's, bit for bit (rejected jobs left out, ints taken as floats)."""
+    records = _records(300, seed, rejected=seed < 4)
+    records[3].starting_time = 7  # (an int date, as a user's run may give)
+    fast, slow = _both(monkeypatch, lambda: jobs_csv.compute_times(records))
+    for a, b in zip((*fast[1:], fast[0].waiting, fast[0].completion, fast[0].turnaround,
+                     fast[0].slowdown),
+                    (*slow[1:], slow[0].waiting, slow[0].completion, slow[0].turnaround,
+                     slow[0].slowdown), strict=True):
+        assert a.dtype == b.dtype == jobs_csv.LD and _ld_bits(a) == _ld_bits(b)
+    assert fast[0].final_states == slow[0].final_states
+    rejected = [r.final_state for r in records].count("REJECTED")
+    assert fast[0].nb_rejected == slow[0].nb_rejected == rejected and (rejected > 0) == (seed < 4)
+    with pytest.raises(ValueError, match="n float64"):
+        native.record_doubles(records, *np.zeros((3, 2)))
+
+
+def test_jobs_rows_read_the_name_slot(native) -> None:  # noqa: ANN001
+    """The native writer reads a job's name slot itself (no `name` property call per row):
+    the slot is found, and a name cut from the id is the property's, byte for byte."""
+    from batsim_py import intervalset
+    from batsim_py.workload.model import Job
+
+    slot = jobs_csv._name_slot()
+    assert slot is not None  # (workload/model.py's Job keeps no name given by its id)
+    jobs = [Job("日!é,1", "日", "é,1", 0.0, -1.0, 1, "p"), Job("w!2", "w", "2", 0.0, -1.0, 1, "p"),
+            Job("w!3", "w", "other", 0.0, -1.0, 1, "p")]
+    assert [slot.__get__(j) for j in jobs] == [None, None, "other"]
+    records = [jobs_csv.JobRecord(j, "COMPLETED_SUCCESSFULLY", 0.0, 1.0, range(1), None, "")
+               for j in jobs]
+    doubles = tuple(np.zeros(k) for k in (1, 1, 1, 1, 1))
+    rows = [native.jobs_rows_of(records[k:k + 1], doubles, intervalset.format, jobs_csv.ld_text,
+                                 s) for k in range(3) for s in (slot, None)]
+    assert rows[0] is None and rows[1] is None  # (a name to quote: the Python paths)
+    assert rows[2] == rows[3] and rows[2].startswith(b"2,w,p,")
+    assert rows[4] == rows[5] and rows[4].startswith(b"other,w,p,")
+    with pytest.raises(TypeError, match="name_slot"):
+        native.jobs_rows_of(records, doubles, intervalset.format, jobs_csv.ld_text, "name")
 
 
 # ------------------------------------------------------------------ whole runs

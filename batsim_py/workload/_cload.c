@@ -1,0 +1,556 @@
+/* The native loader of large workloads: the per-job and per-profile work of reading a Batsim
+ * JSON workload, at C speed.
+ *
+ * The pure-Python reader (workload/reader.py, jobs.py, profiles.py) is the reference: every
+ * function here either returns exactly what the Python path returns for the same input, or
+ * None, and the Python path then decides (and raises the errors: nothing here raises a
+ * WorkloadError).  It is used only when it was built (setup.py) and BATSIM_PY_PURE is not set
+ * (workload/native.py).  tests/workload/test_native_loader.py compares both.
+ *
+ * - numbers_agree(bytes): whether every number of a JSON text reads the same with orjson (the
+ *   fast decoder) as with json and batsim_py.rapidjson_number (the reference), and the nesting
+ *   is shallow enough for json: then orjson's result is json's.
+ * - uniform_jobs(...): the Job records of a block of job objects that all have the same keys
+ *   in the same order and the same exact number types (workload/jobs.py, `_uniform_jobs`).
+ * - delay_profiles(...): the DelayProfile records of the plain delay profiles of a workload
+ *   (workload/profiles.py, `parse_profile`'s first lines).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <string.h>
+
+#define API_VERSION 1 /* checked by workload/native.py: a stale build is not used */
+
+/* Deeper documents go to json, whose recursion limit (about 1,000 levels less the caller's
+ * stack) decides whether they are "nesting too deep"; orjson would accept them. */
+#define MAX_DEPTH 200
+
+/* ------------------------------------------------------------------ numbers_agree */
+
+/* Whether a JSON number token reads the same in orjson and in the reference reader:
+ * - an integer of at most 18 digits (orjson turns integers beyond 64 bits into floats; json
+ *   keeps them as Python ints);
+ * - a number with a fraction or an exponent whose digits (at most 15: a significand below
+ *   2**53) times a power of ten between 1e-22 and 1e22 (exact doubles): RapidJSON's one
+ *   multiplication or division is then correctly rounded, as orjson's and float()'s results
+ *   are.  Longer ones may differ from the correctly rounded value (rapidjson_number.py). */
+static PyObject *numbers_agree(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)view.buf;
+    const unsigned char *end = p + view.len;
+    int depth = 0;
+    int ok = 1;
+    while (p < end && ok) {
+        unsigned char c = *p;
+        if (c == '"') { /* a string: skip to its closing quote (one not escaped) */
+            p++;
+            for (;;) {
+                const unsigned char *q = memchr(p, '"', (size_t)(end - p));
+                if (q == NULL) {
+                    p = end; /* unterminated: orjson refuses it */
+                    break;
+                }
+                const unsigned char *b = q;
+                while (b > p && b[-1] == '\\')
+                    b--;
+                p = q + 1;
+                if (((q - b) & 1) == 0)
+                    break; /* an even run of backslashes escapes itself, not the quote */
+            }
+        } else if (c == '-' || (c >= '0' && c <= '9')) { /* (digits are in numbers only) */
+            if (c == '-')
+                p++;
+            int digits = 0, frac = 0, is_float = 0;
+            while (p < end && *p >= '0' && *p <= '9') {
+                digits++;
+                p++;
+            }
+            if (p < end && *p == '.') {
+                is_float = 1;
+                p++;
+                while (p < end && *p >= '0' && *p <= '9') {
+                    digits++;
+                    frac++;
+                    p++;
+                }
+            }
+            long exp = 0;
+            if (p < end && (*p == 'e' || *p == 'E')) {
+                is_float = 1;
+                p++;
+                int minus = 0, exp_digits = 0;
+                if (p < end && (*p == '+' || *p == '-')) {
+                    minus = *p == '-';
+                    p++;
+                }
+                while (p < end && *p >= '0' && *p <= '9') {
+                    if (exp_digits < 6)
+                        exp = exp * 10 + (*p - '0');
+                    exp_digits++;
+                    p++;
+                }
+                if (exp_digits > 5)
+                    ok = 0;
+                if (minus)
+                    exp = -exp;
+            }
+            if (is_float) {
+                long scale = exp - frac;
+                if (digits > 15 || scale < -22 || scale > 22)
+                    ok = 0;
+            } else if (digits > 18) {
+                ok = 0;
+            }
+        } else {
+            if (c == '[' || c == '{') {
+                if (++depth > MAX_DEPTH)
+                    ok = 0;
+            } else if (c == ']' || c == '}') {
+                depth--;
+            }
+            p++;
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(ok);
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+/* Store `value` in slot `descr` (a member descriptor of the object's type) of `obj`. */
+static inline int set_slot(PyObject *descr, PyObject *obj, PyObject *value) {
+    return Py_TYPE(descr)->tp_descr_set(descr, obj, value);
+}
+
+/* The slot descriptors of `type` named by tuple `slots` (n of them), checked. */
+static int check_slots(PyObject *type, PyObject *slots, Py_ssize_t n) {
+    if (!PyType_Check(type) || !PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) != n) {
+        PyErr_SetString(PyExc_TypeError, "expected a type and a tuple of its slot descriptors");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(slots, i);
+        if (Py_TYPE(d) != &PyMemberDescr_Type || Py_TYPE(d)->tp_descr_set == NULL) {
+            PyErr_SetString(PyExc_TypeError, "a slot descriptor is not a member descriptor");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A new object of `type` (as object.__new__(type)), its slots empty. */
+static inline PyObject *new_object(PyTypeObject *type) {
+    return type->tp_alloc(type, 0);
+}
+
+#define EXACT 9007199254740992LL /* 2**53: every integer up to it is exactly a double */
+
+/* Kind of a number column: 0 unseen, 1 ints within +-2**53, 2 finite floats. Returns -1
+ * for anything else (the Python path decides). */
+static inline int number_kind(PyObject *v) {
+    if (PyLong_CheckExact(v)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || x < -EXACT || x > EXACT)
+            return -1;
+        return 1;
+    }
+    if (PyFloat_CheckExact(v))
+        return isfinite(PyFloat_AS_DOUBLE(v)) ? 2 : -1;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ uniform_jobs */
+
+enum { K_ID, K_SUBTIME, K_WALLTIME, K_RES, K_PROFILE, K_OTHER };
+
+static int key_kind(PyObject *key) {
+    if (PyUnicode_CompareWithASCIIString(key, "id") == 0)
+        return K_ID;
+    if (PyUnicode_CompareWithASCIIString(key, "subtime") == 0)
+        return K_SUBTIME;
+    if (PyUnicode_CompareWithASCIIString(key, "walltime") == 0)
+        return K_WALLTIME;
+    if (PyUnicode_CompareWithASCIIString(key, "res") == 0)
+        return K_RES;
+    if (PyUnicode_CompareWithASCIIString(key, "profile") == 0)
+        return K_PROFILE;
+    return K_OTHER;
+}
+
+/* Whether dict `obj` has exactly the keys `keys` (n of them), in that order. */
+static inline int same_keys(PyObject *obj, PyObject **keys, Py_ssize_t n) {
+    if (!PyDict_CheckExact(obj) || PyDict_GET_SIZE(obj) != n)
+        return 0;
+    Py_ssize_t pos = 0, j = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(obj, &pos, &key, &value)) {
+        if (key != keys[j]) {
+            if (!PyUnicode_CheckExact(key) || PyUnicode_Compare(key, keys[j]) != 0) {
+                if (PyErr_Occurred())
+                    PyErr_Clear();
+                return 0;
+            }
+        }
+        j++;
+    }
+    return j == n;
+}
+
+/* uniform_jobs(raw_jobs, workload, Job, slots, shape_of) -> list of Job | None
+ *
+ * `slots`: Job's member descriptors of id, workload, name, subtime, walltime, res, profile,
+ * json_form; `shape_of(keys, int_subtimes, int_walltimes)`: the JobShape of these jobs.
+ * None when the block is not uniform (see jobs.py, `_uniform_jobs`, which this mirrors). */
+static PyObject *uniform_jobs(PyObject *self, PyObject *args) {
+    PyObject *raw, *workload, *type, *slots, *shape_of;
+    if (!PyArg_ParseTuple(args, "O!UOOO", &PyList_Type, &raw, &workload, &type, &slots,
+                          &shape_of))
+        return NULL;
+    if (check_slots(type, slots, 8) < 0)
+        return NULL;
+    PyObject **sl = &PyTuple_GET_ITEM(slots, 0);
+    Py_ssize_t n = PyList_GET_SIZE(raw);
+    if (n == 0 || PyUnicode_FindChar(workload, 0, 0, PyUnicode_GET_LENGTH(workload), 1) != -1)
+        Py_RETURN_NONE; /* ("\0" in the workload's name: the Python path decides) */
+    PyObject *first = PyList_GET_ITEM(raw, 0);
+    if (!PyDict_CheckExact(first))
+        Py_RETURN_NONE;
+    Py_ssize_t nkeys = PyDict_GET_SIZE(first);
+    PyObject *keys = PyDict_Keys(first);
+    if (keys == NULL)
+        return NULL;
+    PyObject *result = NULL, *out = NULL, *prefix = NULL, *walls = NULL, *sizes = NULL;
+    PyObject *minus_one = NULL, *keys_tuple = NULL, *shape = NULL;
+    PyObject **kv = &PyList_GET_ITEM(keys, 0);
+    int kinds[64];
+    int has[K_OTHER + 1] = {0};
+    Py_ssize_t nothers = 0;
+    if (nkeys > 64)
+        goto none;
+    for (Py_ssize_t j = 0; j < nkeys; j++) {
+        if (!PyUnicode_CheckExact(kv[j]))
+            goto none;
+        if (PyUnicode_CompareWithASCIIString(kv[j], "smpi_ranks_to_hosts_mapping") == 0)
+            goto none;
+        kinds[j] = key_kind(kv[j]);
+        has[kinds[j]] = 1;
+        nothers += kinds[j] == K_OTHER;
+    }
+    if (!has[K_ID] || !has[K_SUBTIME] || !has[K_RES] || !has[K_PROFILE])
+        goto none;
+
+    /* First pass: the keys of every job, the kinds of its values. */
+    int id_kind = 0, sub_kind = 0, wall_kind = 0; /* id: 1 int, 2 str */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *obj = PyList_GET_ITEM(raw, i);
+        if (!same_keys(obj, kv, nkeys))
+            goto none;
+        Py_ssize_t pos = 0, j = 0;
+        PyObject *key, *v;
+        while (PyDict_Next(obj, &pos, &key, &v)) {
+            int k;
+            switch (kinds[j++]) {
+            case K_ID:
+                k = PyLong_CheckExact(v) ? 1 : PyUnicode_CheckExact(v) ? 2 : -1;
+                if (k < 0 || (id_kind && k != id_kind))
+                    goto none;
+                id_kind = k;
+                break;
+            case K_SUBTIME:
+                k = number_kind(v);
+                if (k < 0 || (sub_kind && k != sub_kind))
+                    goto none;
+                sub_kind = k;
+                break;
+            case K_WALLTIME:
+                k = number_kind(v);
+                if (k < 0 || (wall_kind && k != wall_kind))
+                    goto none;
+                wall_kind = k;
+                /* -1 (no walltime) or > 0 */
+                if (k == 1) {
+                    long long w = PyLong_AsLongLong(v);
+                    if (w != -1 && w <= 0)
+                        goto none;
+                } else {
+                    double w = PyFloat_AS_DOUBLE(v);
+                    if (w != -1.0 && !(w > 0.0))
+                        goto none;
+                }
+                break;
+            case K_RES:
+                if (!PyLong_CheckExact(v))
+                    goto none;
+                {
+                    int overflow;
+                    long long r = PyLong_AsLongLongAndOverflow(v, &overflow);
+                    if (overflow < 0 || (!overflow && r < 0))
+                        goto none;
+                }
+                break;
+            case K_PROFILE:
+                if (!PyUnicode_CheckExact(v))
+                    goto none;
+                break;
+            default:
+                break;
+            }
+        }
+    }
+
+    keys_tuple = PyList_AsTuple(keys);
+    if (keys_tuple == NULL)
+        goto done;
+    shape = PyObject_CallFunction(shape_of, "Oii", keys_tuple, sub_kind == 1,
+                                  has[K_WALLTIME] && wall_kind == 1);
+    if (shape == NULL)
+        goto done;
+    prefix = PyUnicode_FromFormat("%U!", workload);
+    walls = PyDict_New();
+    sizes = PyDict_New();
+    minus_one = PyFloat_FromDouble(-1.0);
+    out = PyList_New(n);
+    if (prefix == NULL || walls == NULL || sizes == NULL || minus_one == NULL || out == NULL)
+        goto done;
+    PyTypeObject *job_type = (PyTypeObject *)type;
+
+    /* Second pass: the jobs. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *obj = PyList_GET_ITEM(raw, i);
+        PyObject *id = NULL, *subtime = NULL, *res = NULL, *profile = NULL;
+        PyObject *wall = minus_one, *others = NULL;
+        if (nothers) {
+            others = PyTuple_New(nothers);
+            if (others == NULL)
+                goto done;
+        }
+        Py_ssize_t pos = 0, j = 0, o = 0;
+        PyObject *key, *v;
+        while (PyDict_Next(obj, &pos, &key, &v)) {
+            switch (kinds[j++]) {
+            case K_ID:
+                id = v;
+                break;
+            case K_SUBTIME:
+                subtime = v;
+                break;
+            case K_WALLTIME:
+                wall = v;
+                break;
+            case K_RES:
+                res = v;
+                break;
+            case K_PROFILE:
+                profile = v;
+                break;
+            default:
+                Py_INCREF(v);
+                PyTuple_SET_ITEM(others, o++, v);
+            }
+        }
+        PyObject *name = id_kind == 1 ? PyObject_Str(id) : (Py_INCREF(id), id);
+        if (name == NULL) {
+            Py_XDECREF(others);
+            goto done;
+        }
+        /* the common kind of id: a non-empty name without '!' nor the workload's name */
+        Py_ssize_t len = PyUnicode_GET_LENGTH(name);
+        int plain = len > 0 && PyUnicode_FindChar(name, '!', 0, len, 1) == -1;
+        if (plain) {
+            int holds = PyUnicode_Contains(name, workload);
+            if (holds < 0) {
+                Py_DECREF(name);
+                Py_XDECREF(others);
+                goto done;
+            }
+            plain = !holds;
+        }
+        if (!plain) {
+            Py_DECREF(name);
+            Py_XDECREF(others);
+            goto none;
+        }
+        PyObject *full_id = PyUnicode_Concat(prefix, name);
+        Py_DECREF(name);
+        PyObject *sub = sub_kind == 1 ? PyFloat_FromDouble(PyLong_AsDouble(subtime))
+                                      : (Py_INCREF(subtime), subtime);
+        /* one float per distinct walltime, one int per distinct size above 256 */
+        PyObject *w = wall == minus_one ? minus_one : PyDict_GetItemWithError(walls, wall);
+        if (w == NULL && !PyErr_Occurred()) {
+            PyObject *f = PyFloat_CheckExact(wall) ? (Py_INCREF(wall), wall)
+                                                   : PyFloat_FromDouble(PyLong_AsDouble(wall));
+            if (f != NULL && PyDict_SetItem(walls, wall, f) == 0)
+                w = f;
+            Py_XDECREF(f); /* (the dict holds it) */
+        }
+        int overflow;
+        long long r = PyLong_AsLongLongAndOverflow(res, &overflow);
+        PyObject *size = (overflow || r > 256) ? PyDict_SetDefault(sizes, res, res) : res;
+        Py_INCREF(profile);
+        PyUnicode_InternInPlace(&profile);
+        PyObject *form;
+        if (nothers) {
+            form = PyTuple_Pack(2, shape, others);
+        } else {
+            Py_INCREF(shape);
+            form = shape;
+        }
+        Py_XDECREF(others);
+        PyObject *job = (full_id && sub && w && size && form) ? new_object(job_type) : NULL;
+        int failed = job == NULL
+            || set_slot(sl[0], job, full_id) < 0 || set_slot(sl[1], job, workload) < 0
+            || set_slot(sl[2], job, Py_None) < 0 || set_slot(sl[3], job, sub) < 0
+            || set_slot(sl[4], job, w) < 0 || set_slot(sl[5], job, size) < 0
+            || set_slot(sl[6], job, profile) < 0 || set_slot(sl[7], job, form) < 0;
+        Py_XDECREF(full_id);
+        Py_XDECREF(sub);
+        Py_DECREF(profile);
+        Py_XDECREF(form);
+        if (failed) {
+            Py_XDECREF(job);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, job);
+    }
+    result = out;
+    out = NULL;
+    goto done;
+none:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_DECREF(keys);
+    Py_XDECREF(keys_tuple);
+    Py_XDECREF(shape);
+    Py_XDECREF(out);
+    Py_XDECREF(prefix);
+    Py_XDECREF(walls);
+    Py_XDECREF(sizes);
+    Py_XDECREF(minus_one);
+    return result;
+}
+
+/* ------------------------------------------------------------------ delay_profiles */
+
+static PyObject *s_type, *s_delay, *s_ret; /* interned keys, made at import */
+
+/* delay_profiles(raw_profiles, DelayProfile, slots) -> dict | None
+ *
+ * `slots`: DelayProfile's member descriptors of name, ret, description, delay.  For each
+ * profile of dict `raw_profiles`, in order: its DelayProfile when it is a plain delay profile
+ * (a dict whose "type" is "delay", "ret" an int or absent, "delay" a finite number > 0: what
+ * profiles.py's `parse_profile` takes its short path for), else None (the Python parser
+ * decides). None instead of the dict when `raw_profiles` is not a dict. */
+static PyObject *delay_profiles(PyObject *self, PyObject *args) {
+    PyObject *raw, *type, *slots;
+    if (!PyArg_ParseTuple(args, "OOO", &raw, &type, &slots))
+        return NULL;
+    if (check_slots(type, slots, 4) < 0)
+        return NULL;
+    if (!PyDict_CheckExact(raw))
+        Py_RETURN_NONE;
+    PyObject **sl = &PyTuple_GET_ITEM(slots, 0);
+    PyObject *out = PyDict_New();
+    PyObject *zero = PyLong_FromLong(0);
+    if (out == NULL || zero == NULL)
+        goto fail;
+    Py_ssize_t pos = 0;
+    PyObject *name, *obj;
+    while (PyDict_Next(raw, &pos, &name, &obj)) {
+        PyObject *profile = Py_None;
+        Py_INCREF(profile);
+        PyObject *kind, *delay, *ret;
+        double d = 0.0;
+        int fast = PyDict_CheckExact(obj)
+            && (kind = PyDict_GetItemWithError(obj, s_type)) != NULL
+            && PyUnicode_CheckExact(kind) && PyUnicode_Compare(kind, s_delay) == 0
+            && (delay = PyDict_GetItemWithError(obj, s_delay)) != NULL;
+        if (fast) {
+            ret = PyDict_GetItemWithError(obj, s_ret);
+            if (ret == NULL)
+                ret = zero;
+            fast = PyLong_CheckExact(ret);
+        }
+        if (PyErr_Occurred()) { /* (a key's comparison failed: the Python path decides) */
+            PyErr_Clear();
+            fast = 0;
+        }
+        if (fast) {
+            if (PyFloat_CheckExact(delay)) {
+                d = PyFloat_AS_DOUBLE(delay);
+                fast = d > 0.0 && d < INFINITY;
+            } else if (PyLong_CheckExact(delay)) {
+                d = PyLong_AsDouble(delay); /* (> 0 and < 2**1023, as the Python test) */
+                if (d == -1.0 && PyErr_Occurred()) {
+                    PyErr_Clear();
+                    fast = 0;
+                } else {
+                    fast = d > 0.0 && d < 0x1p1023;
+                }
+            } else {
+                fast = 0;
+            }
+        }
+        if (fast) {
+            PyObject *value = PyFloat_CheckExact(delay) ? (Py_INCREF(delay), delay)
+                                                        : PyFloat_FromDouble(d);
+            PyObject *record = value ? new_object((PyTypeObject *)type) : NULL;
+            if (record == NULL || set_slot(sl[0], record, name) < 0
+                || set_slot(sl[1], record, ret) < 0 || set_slot(sl[2], record, obj) < 0
+                || set_slot(sl[3], record, value) < 0) {
+                Py_XDECREF(value);
+                Py_XDECREF(record);
+                Py_DECREF(profile);
+                goto fail;
+            }
+            Py_DECREF(value);
+            Py_SETREF(profile, record);
+        }
+        int failed = PyDict_SetItem(out, name, profile) < 0;
+        Py_DECREF(profile);
+        if (failed)
+            goto fail;
+    }
+    Py_DECREF(zero);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(zero);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ module */
+
+static PyMethodDef methods[] = {
+    {"numbers_agree", numbers_agree, METH_O,
+     "whether every number of a JSON text reads the same in orjson as in the reference"},
+    {"uniform_jobs", uniform_jobs, METH_VARARGS,
+     "the Job records of a block of uniform job objects, or None"},
+    {"delay_profiles", delay_profiles, METH_VARARGS,
+     "each profile's DelayProfile when it is a plain delay profile, else None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_cload",
+    "The native loader of large workloads (see workload/native.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cload(void) {
+    s_type = PyUnicode_InternFromString("type");
+    s_delay = PyUnicode_InternFromString("delay");
+    s_ret = PyUnicode_InternFromString("ret");
+    if (s_type == NULL || s_delay == NULL || s_ret == NULL)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m != NULL && PyModule_AddIntConstant(m, "API", API_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
