@@ -128,6 +128,11 @@ class _Sleep:
         self.actor = actor  # None once cancelled
         self.guards: _Action | Mailbox | None = None  # the task or receive it is the timeout of
 
+    def __lt__(self, other: _Sleep) -> bool:
+        """The heap's order: by end date, then creation order (what a heap of `(end, seq,
+        sleep)` tuples gives, compared natively instead of item by item, no tuple per push)."""
+        return self.end < other.end or (self.end == other.end and self.seq < other.seq)
+
 
 class _Action:
     """An L07 action: a message (COMM) or a parallel task (TASK).
@@ -206,7 +211,7 @@ class Engine:
         self.to_run: list[Actor] = []
         self.mailbox = Mailbox(self)  # the server's
         self._mailboxes: dict[str, Mailbox] = {}
-        self._sleeps: list[tuple[float, int, _Sleep]] = []
+        self._sleeps: list[_Sleep] = []  # a heap (`_Sleep.__lt__`)
         self._actions: list[_Action] = []  # L07 actions in creation order
         # Messages that take no time (--timing ideal: no latency, no bytes), in creation order:
         # (seq, sender, receiver, message, sender_first, cost). They end at the next step,
@@ -253,7 +258,7 @@ class Engine:
         self._seq += 1
         s = _Sleep(duration, self._k, self.now + duration, self._seq, actor)
         actor.action = s
-        heappush(self._sleeps, (s.end, s.seq, s))
+        heappush(self._sleeps, s)
 
     # ------------------------------------------------- steps taken without rounds
     # For a caller that knows nothing else can end meanwhile (Simulation.quiet_reply): the
@@ -271,7 +276,7 @@ class Engine:
         """The approximate end date of the earliest pending sleep (inf: none); a cancelled
         one may stand first, which only makes it earlier than the real one."""
         heap = self._sleeps
-        return heap[0][0] if heap else INF
+        return heap[0].end if heap else INF
 
     def advance(self, delta: float) -> None:
         """The step that ends a sleep of `delta` seconds when no other activity ends in it
@@ -318,7 +323,7 @@ class Engine:
         self._seq += 1
         t = _Sleep(timeout, self._k, self.now + timeout, self._seq, actor)
         t.guards = guarded
-        heappush(self._sleeps, (t.end, t.seq, t))
+        heappush(self._sleeps, t)
         return t
 
     def cancel_task(self, actor: Actor) -> bool:
@@ -423,7 +428,7 @@ class Engine:
             t = _Sleep(timeout, self._k, self.now + timeout, self._seq, actor)
             t.guards = a
             a.timeout = t
-            heappush(self._sleeps, (t.end, t.seq, t))
+            heappush(self._sleeps, t)
 
     def run(self) -> None:
         """Run rounds and steps until nothing can happen any more."""
@@ -633,7 +638,7 @@ class Engine:
         """The step record is full: bring every pending sleep up to date (the same
         subtractions it would get later, in the same order) and start the record again."""
         k = self._k
-        for _, _, s in self._sleeps:
+        for s in self._sleeps:
             if s.actor is not None:
                 self._catch_up(s, k)
             s.upd = 0
@@ -660,15 +665,15 @@ class Engine:
                 delta = c.latency
         heap = self._sleeps
         candidates: list[_Sleep] = []
-        while heap and heap[0][2].actor is None:  # cancelled by a kill
+        while heap and heap[0].actor is None:  # cancelled by a kill
             heappop(heap)
         if heap:
-            limit = heap[0][0]
+            limit = heap[0].end
             if delta >= 0 and now + delta < limit:
                 limit = now + delta
             limit += WINDOW
-            while heap and heap[0][0] <= limit:
-                s = heappop(heap)[2]
+            while heap and heap[0].end <= limit:
+                s = heappop(heap)
                 if s.actor is None:
                     continue
                 self._catch_up(s, k)
@@ -708,7 +713,7 @@ class Engine:
             else:
                 s.rem = rem
                 s.upd = k + 1
-                heappush(heap, (s.end, s.seq, s))
+                heappush(heap, s)
         enabled_now = False
         if actions:
             alive = []
@@ -795,7 +800,7 @@ class Engine:
         """
         instant = self._instant
         heap = self._sleeps
-        if not self._actions and not (heap and heap[0][0] <= self.now + WINDOW):
+        if not self._actions and not (heap and heap[0].end <= self.now + WINDOW):
             to_run = self.to_run
             for _, sender, receiver, msg, sender_first, _ in instant:
                 receiver.value = msg
@@ -840,7 +845,7 @@ class Engine:
         d1 = c.latency
         d2 = c.remains / c.lone_rate
         heap = self._sleeps
-        if heap and heap[0][0] <= now + d1 + d2 + WINDOW or not (now + d1) + d2 < INF:
+        if heap and heap[0].end <= now + d1 + d2 + WINDOW or not (now + d1) + d2 < INF:
             return False  # (an overflowing clock is reported by _step)
         if k + 2 > DELTAS:
             k = self._rebase()

@@ -471,7 +471,7 @@ class Lean:
         reply = cast(Reply, to_run[0])
         heap = engine._sleeps
         if reply.requests is not None or reply.gen is not None or (
-                heap and heap[0][0] <= engine.now + WINDOW):
+                heap and heap[0].end <= engine.now + WINDOW):
             return False
         if self.quiet_reply(reply, server):
             self.quiet_replies += 1
@@ -574,7 +574,7 @@ class Lean:
         if type(actor) is not Job and type(actor) is not Submitter:
             return False
         heap = engine._sleeps
-        if heap and heap[0][0] <= engine.now + WINDOW:
+        if heap and heap[0].end <= engine.now + WINDOW:
             return False
         sender = cast(LeanActor, actor)
         request = sender.turn(self)
@@ -709,12 +709,11 @@ class Lean:
         if (not heap or engine._actions or engine._dirty or engine.availability is not None
                 or engine.on_activity_change is not None):
             return engine._step()
-        top = heap[0]
-        s = top[2]
+        s = heap[0]
         n = len(heap)
-        limit = top[0] + WINDOW
-        if (s.actor is None or s.guards is not None or (n > 1 and heap[1][0] <= limit)
-                or (n > 2 and heap[2][0] <= limit)):
+        limit = s.end + WINDOW
+        if (s.actor is None or s.guards is not None or (n > 1 and heap[1].end <= limit)
+                or (n > 2 and heap[2].end <= limit)):
             return engine._step()
         k = engine._k
         engine._catch_up(s, k)  # (as _step would: it is then up to date, _step's is a no-op)
