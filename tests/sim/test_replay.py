@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cost_bounds import best_seconds, cpu_seconds
 
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
@@ -73,21 +73,31 @@ class ManyCalls(DecisionProcess):
 
 
 def run_calls(tmp_path: Path, n: int) -> tuple[float, list[float]]:
+    """CPU seconds of a run whose scheduler asks at t=0 to be called at 1, 2, ..., n (the
+    workload written and the platform file read beforehand), and the dates of the calls."""
     workload = tmp_path / "w.json"
     workload.write_text(json.dumps({
         "nb_res": 1, "jobs": [{"id": "a", "subtime": 0, "res": 1, "profile": "d"}],
         "profiles": {"d": {"type": "delay", "delay": 1}}}))
     sched = ManyCalls(n)
-    start = time.process_time()  # CPU: the ratio below must not depend on the machine's load
-    run_simulation(RunSpec(str(PROJECT / "platforms" / "small4.xml"), [str(workload)],
-                           Options(export_prefix=str(tmp_path / f"o{n}"))), sched)
-    return time.process_time() - start, sched.calls
+    spec = RunSpec(str(PROJECT / "platforms" / "small4.xml"), [str(workload)],
+                   Options(export_prefix=str(tmp_path / f"o{n}")))
+    seconds = cpu_seconds(lambda: run_simulation(spec, sched))
+    return seconds, sched.calls
 
 
 def test_pending_call_me_laters_scale_near_linearly(tmp_path: Path) -> None:
-    small, calls = run_calls(tmp_path, 3000)
-    assert len(calls) == 3000 and all(abs(t - (i + 1)) < 1e-3 for i, t in enumerate(calls))
-    large, calls = run_calls(tmp_path, 12000)
-    assert len(calls) == 12000
-    # O(N^2) made this ratio about 16 (3,000 -> 12,000); near-linear gives about 4.
-    assert large / small < 9, f"3,000 calls: {small:.2f} s, 12,000: {large:.2f} s"
+    """3,000 -> 12,000 pending calls (catch-ups beyond engine.REPLAY_FROM's 8,192 steps take
+    the closed form): 4-7x measured, compiled or not; replaying every step of every catch-up
+    (the O(N^2) this guards against: DeltaReplay.fold answering -1.0) measured 12-14x. The
+    sizes take turns over up to 4 rounds, larger first, best CPU time each
+    (tests/cost_bounds.py)."""
+    def sample(n: int) -> float:
+        seconds, calls = run_calls(tmp_path, n)
+        assert len(calls) == n and all(abs(t - (i + 1)) < 1e-3 for i, t in enumerate(calls))
+        return seconds
+
+    best = best_seconds({12000: lambda: sample(12000), 3000: lambda: sample(3000)},
+                        holds=lambda b: b[12000] / b[3000] < 9, rounds=4)
+    ratio = best[12000] / best[3000]
+    assert ratio < 9, f"3,000 calls: {best[3000]:.2f} s, 12,000: {best[12000]:.2f} s ({ratio:.1f}x)"
