@@ -1479,25 +1479,6 @@ static PyObject *get_attr(PyObject *obj, PyObject *name) {
     return PyObject_GetAttr(obj, name);
 }
 
-/* A few records ahead of the one being written: `far`'s object, and the job of `near` (whose
- * object was asked for four rows ago) with its id, into the cache before they are read (a
- * row reads a dozen objects scattered over the heap: most of its time is waiting for them).
- * Hints only: nothing is read but through the slot cache's known offsets. */
-static void prefetch_record(PyObject *far, PyObject *near) {
-    __builtin_prefetch(far);
-    __builtin_prefetch((char *)far + 64);
-    PyTypeObject *tp = Py_TYPE(near);
-    SlotEntry *e = &slot_cache[((((size_t)tp) >> 4) ^ (((size_t)str_job) >> 4) * 31) & 63];
-    if (e->type == tp && e->name == str_job && e->version == tp->tp_version_tag
-        && e->offset >= 0) {
-        PyObject *job = *(PyObject **)((char *)near + e->offset);
-        if (job != NULL) {
-            __builtin_prefetch(job);
-            __builtin_prefetch((char *)job + 64);
-        }
-    }
-}
-
 /* A text column's value as UTF-8, or NULL with *plain = 0 when it is not a str or holds a
  * character the CSV standard quotes (`,` `"` CR LF: output/jobs_csv.py's csv_text). */
 static const char *plain_text(PyObject *obj, Py_ssize_t *len, int *plain) {
@@ -1717,8 +1698,6 @@ static PyObject *jobs_rows_of(PyObject *module, PyObject *args) {
     if (buf_init(&b, n * 160 + 1024) < 0)
         goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (i + 8 < n)
-            prefetch_record(PyList_GET_ITEM(records, i + 8), PyList_GET_ITEM(records, i + 4));
         int rc = record_row(&b, PyList_GET_ITEM(records, i), cols, i, format_alloc,
                             energy_text, name_slot);
         if (rc != 0) {
