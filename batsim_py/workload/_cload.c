@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define API_VERSION 1 /* checked by workload/native.py: a stale build is not used */
@@ -523,6 +524,627 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ a small interning table */
+
+/* One object per distinct short byte string (a profile name, a double's or an int's bytes),
+ * found without making a Python object first: an open-addressing table of inline keys. */
+#define INLINE 24
+
+typedef struct {
+    uint64_t hash;
+    Py_ssize_t n; /* -1: empty */
+    unsigned char key[INLINE];
+    PyObject *obj; /* owned */
+} Entry;
+
+typedef struct {
+    Entry *entries;
+    size_t mask, used;
+} Table;
+
+static int table_init(Table *t) {
+    t->mask = 1023;
+    t->used = 0;
+    t->entries = PyMem_Malloc(sizeof(Entry) * (t->mask + 1));
+    if (t->entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i <= t->mask; i++)
+        t->entries[i].n = -1;
+    return 0;
+}
+
+static void table_free(Table *t) {
+    if (t->entries == NULL)
+        return;
+    for (size_t i = 0; i <= t->mask; i++)
+        if (t->entries[i].n >= 0)
+            Py_DECREF(t->entries[i].obj);
+    PyMem_Free(t->entries);
+    t->entries = NULL;
+}
+
+static inline uint64_t hash_bytes(const unsigned char *s, Py_ssize_t n) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* The entry of key s[0:n] (n <= INLINE): found, or the empty one where it belongs (n < 0). */
+static inline Entry *table_slot(Table *t, const unsigned char *s, Py_ssize_t n, uint64_t h) {
+    size_t i = (size_t)h & t->mask;
+    for (;;) {
+        Entry *e = &t->entries[i];
+        if (e->n < 0 || (e->hash == h && e->n == n && memcmp(e->key, s, (size_t)n) == 0))
+            return e;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* Keep `obj` (a new reference, stolen) for key s[0:n] in the empty entry `e`. */
+static int table_put(Table *t, Entry *e, const unsigned char *s, Py_ssize_t n, uint64_t h,
+                     PyObject *obj) {
+    e->hash = h;
+    e->n = n;
+    memcpy(e->key, s, (size_t)n);
+    e->obj = obj;
+    if (++t->used * 2 <= t->mask)
+        return 0;
+    size_t old_mask = t->mask;
+    Entry *old = t->entries;
+    t->mask = old_mask * 2 + 1;
+    t->entries = PyMem_Malloc(sizeof(Entry) * (t->mask + 1));
+    if (t->entries == NULL) {
+        t->entries = old;
+        t->mask = old_mask;
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i <= t->mask; i++)
+        t->entries[i].n = -1;
+    for (size_t i = 0; i <= old_mask; i++) {
+        if (old[i].n >= 0) {
+            Entry *f = table_slot(t, old[i].key, old[i].n, old[i].hash);
+            *f = old[i];
+        }
+    }
+    PyMem_Free(old);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ scan_jobs */
+
+/* The jobs of a workload's text, read straight from its bytes (no dict per job), for the
+ * plainest and most common layout: every job object has the same keys in the same order, and
+ * only the five keys batsim-py keeps (id, subtime, walltime, res, profile), with plain values
+ * (an integer or escape-free ASCII string id, numbers of one kind per key, an escape-free ASCII
+ * profile name).  Anything else, anywhere in the array, and the caller reads the whole text as
+ * before.  The text's numbers were checked by numbers_agree (each token reads the same as with
+ * json + rapidjson_double, so strtod's correctly rounded value is the reference's). */
+
+typedef struct {
+    const unsigned char *p, *end;
+} Cursor;
+
+static inline void skip_ws(Cursor *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
+}
+
+static inline int expect(Cursor *c, unsigned char ch) {
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A string without escapes, of printable ASCII: its bytes [*s, *s + *n). */
+static inline int plain_string(Cursor *c, const unsigned char **s, Py_ssize_t *n) {
+    skip_ws(c);
+    if (c->p >= c->end || *c->p != '"')
+        return 0;
+    const unsigned char *q = ++c->p;
+    while (q < c->end && *q != '"') {
+        if (*q == '\\' || *q < 0x20 || *q >= 0x7f)
+            return 0;
+        q++;
+    }
+    if (q >= c->end)
+        return 0;
+    *s = c->p;
+    *n = q - c->p;
+    c->p = q + 1;
+    return 1;
+}
+
+/* A JSON number token: its bytes, and whether it is an integer (no fraction, no exponent).
+ * Strict JSON grammar: no leading zeros, digits after '.', 'e' and the exponent's sign. */
+static inline int number_token(Cursor *c, const unsigned char **s, Py_ssize_t *n, int *integer) {
+    skip_ws(c);
+    const unsigned char *q = c->p, *end = c->end;
+    *s = q;
+    if (q < end && *q == '-')
+        q++;
+    if (q >= end || *q < '0' || *q > '9')
+        return 0;
+    if (*q == '0') {
+        q++;
+    } else {
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    *integer = 1;
+    if (q < end && *q == '.') {
+        *integer = 0;
+        q++;
+        if (q >= end || *q < '0' || *q > '9')
+            return 0;
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        *integer = 0;
+        q++;
+        if (q < end && (*q == '+' || *q == '-'))
+            q++;
+        if (q >= end || *q < '0' || *q > '9')
+            return 0;
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    *n = q - *s;
+    c->p = q;
+    return 1;
+}
+
+/* The value of an integer token of at most 18 digits (numbers_agree refused longer ones). */
+static inline long long int_value(const unsigned char *s, Py_ssize_t n) {
+    int minus = *s == '-';
+    long long v = 0;
+    for (Py_ssize_t i = minus; i < n; i++)
+        v = v * 10 + (s[i] - '0');
+    return minus ? -v : v;
+}
+
+/* The double of a number token (correctly rounded, as the reference for checked tokens). */
+static inline double double_value(const unsigned char *s, Py_ssize_t n) {
+    char buf[64];
+    if (n >= (Py_ssize_t)sizeof(buf))
+        return NAN; /* (not a checked token) */
+    memcpy(buf, s, (size_t)n);
+    buf[n] = '\0';
+    return PyOS_string_to_double(buf, NULL, NULL);
+}
+
+/* Skip one JSON value of the top-level object (not validated: orjson reads it afterwards).
+ * Returns 0 at the end of the text. */
+static int skip_value(Cursor *c) {
+    int depth = 0;
+    skip_ws(c);
+    while (c->p < c->end) {
+        unsigned char ch = *c->p;
+        if (ch == '"') {
+            const unsigned char *q = c->p + 1;
+            for (;;) {
+                q = memchr(q, '"', (size_t)(c->end - q));
+                if (q == NULL)
+                    return 0;
+                const unsigned char *b = q;
+                while (b[-1] == '\\')
+                    b--;
+                q++;
+                if (((q - 1 - b) & 1) == 0)
+                    break;
+            }
+            c->p = q;
+            if (depth == 0)
+                return 1;
+            continue;
+        }
+        if (ch == '[' || ch == '{') {
+            depth++;
+        } else if (ch == ']' || ch == '}') {
+            if (depth == 0)
+                return 1; /* (the end of the enclosing object: not ours) */
+            depth--;
+            if (depth == 0) {
+                c->p++;
+                return 1;
+            }
+        } else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\n' || ch == '\r'
+                                  || ch == '\t')) {
+            return 1; /* the end of a number or literal */
+        }
+        c->p++;
+    }
+    return 0;
+}
+
+/* Where the array value of the top-level key "jobs" lies: [*start, *stop), or 0 (not an
+ * object, no such key, a key with an escape, "jobs" twice, or a malformed text). */
+static int find_jobs(Cursor *c, const unsigned char **start, const unsigned char **stop) {
+    const unsigned char *found = NULL, *found_end = NULL;
+    if (!expect(c, '{'))
+        return 0;
+    skip_ws(c);
+    if (c->p < c->end && *c->p == '}')
+        return 0;
+    for (;;) {
+        skip_ws(c);
+        if (c->p >= c->end || *c->p != '"')
+            return 0;
+        const unsigned char *k = ++c->p;
+        while (c->p < c->end && *c->p != '"') {
+            if (*c->p == '\\')
+                return 0; /* (an escaped key might spell "jobs") */
+            c->p++;
+        }
+        if (c->p >= c->end)
+            return 0;
+        int is_jobs = c->p - k == 4 && memcmp(k, "jobs", 4) == 0;
+        c->p++;
+        if (!expect(c, ':'))
+            return 0;
+        skip_ws(c);
+        const unsigned char *v = c->p;
+        if (!skip_value(c))
+            return 0;
+        if (is_jobs) {
+            if (found != NULL || *v != '[')
+                return 0;
+            found = v;
+            found_end = c->p;
+        }
+        skip_ws(c);
+        if (c->p < c->end && *c->p == ',') {
+            c->p++;
+            continue;
+        }
+        if (c->p < c->end && *c->p == '}')
+            break;
+        return 0;
+    }
+    if (found == NULL)
+        return 0;
+    *start = found;
+    *stop = found_end;
+    return 1;
+}
+
+typedef struct {
+    const unsigned char *s;
+    Py_ssize_t n;
+    int integer;
+} Token;
+
+/* scan_jobs(data, workload, Job, slots, shape_of) -> (start, stop, jobs, used, distinct) | None
+ *
+ * The Job records of the top-level "jobs" array of JSON text `data` (bytes whose numbers
+ * numbers_agree accepted), as parse_jobs makes them; `start`, `stop`: the array's byte span
+ * (the caller reads the rest of the text with it replaced by []); `used`: the set of the
+ * profile names; `distinct`: whether the ids are integers in increasing order (hence
+ * distinct).  None when the array is not of the plain layout (see above). */
+static PyObject *scan_jobs(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    PyObject *workload, *type, *slots, *shape_of;
+    if (!PyArg_ParseTuple(args, "y*UOOO", &view, &workload, &type, &slots, &shape_of))
+        return NULL;
+    PyObject *result = NULL, *out = NULL;
+    PyObject *minus_one = NULL, *keys = NULL, *shape = NULL, *used = NULL;
+    Token *row = NULL;
+    Table ptab = {NULL, 0, 0}, wtab = {NULL, 0, 0}, stab = {NULL, 0, 0};
+    const unsigned char *start, *stop;
+    Cursor c = {(const unsigned char *)view.buf, (const unsigned char *)view.buf + view.len};
+    if (check_slots(type, slots, 8) < 0)
+        goto done;
+    PyObject **sl = &PyTuple_GET_ITEM(slots, 0);
+    /* (an ASCII workload name, as "w0": its bytes are its characters) */
+    if (!PyUnicode_IS_ASCII(workload) || PyUnicode_GET_LENGTH(workload) == 0
+        || PyUnicode_FindChar(workload, 0, 0, PyUnicode_GET_LENGTH(workload), 1) != -1
+        || !find_jobs(&c, &start, &stop))
+        goto none;
+    const char *wl = (const char *)PyUnicode_1BYTE_DATA(workload);
+    Py_ssize_t wl_len = PyUnicode_GET_LENGTH(workload);
+
+    /* The first job's keys. */
+    Cursor a = {start + 1, stop};
+    const unsigned char *kstart[64];
+    Py_ssize_t klen[64];
+    int kinds[64];
+    int has[K_OTHER + 1] = {0};
+    Py_ssize_t nkeys = 0;
+    if (!expect(&a, '{'))
+        goto none;
+    for (;;) {
+        if (nkeys == 64 || !plain_string(&a, &kstart[nkeys], &klen[nkeys]) || !expect(&a, ':'))
+            goto none;
+        PyObject *key = PyUnicode_FromStringAndSize((const char *)kstart[nkeys], klen[nkeys]);
+        if (key == NULL)
+            goto done;
+        int k = key_kind(key);
+        Py_DECREF(key);
+        if (k == K_OTHER || has[k])
+            goto none; /* (other keys, or a key twice: the general path) */
+        has[k] = 1;
+        kinds[nkeys++] = k;
+        if (!skip_value(&a))
+            goto none;
+        if (expect(&a, ','))
+            continue;
+        if (expect(&a, '}'))
+            break;
+        goto none;
+    }
+    if (!has[K_ID] || !has[K_SUBTIME] || !has[K_RES] || !has[K_PROFILE])
+        goto none;
+    keys = PyTuple_New(nkeys);
+    if (keys == NULL)
+        goto done;
+    for (Py_ssize_t j = 0; j < nkeys; j++) {
+        PyObject *key = PyUnicode_FromStringAndSize((const char *)kstart[j], klen[j]);
+        if (key == NULL)
+            goto done;
+        PyUnicode_InternInPlace(&key);
+        PyTuple_SET_ITEM(keys, j, key);
+    }
+
+    used = PySet_New(NULL);
+    minus_one = PyFloat_FromDouble(-1.0);
+    out = PyList_New(0);
+    row = PyMem_Malloc(sizeof(Token) * (size_t)nkeys);
+    if (!used || !minus_one || !out || !row) {
+        if (row == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    if (table_init(&ptab) < 0 || table_init(&wtab) < 0 || table_init(&stab) < 0)
+        goto done;
+    PyTypeObject *job_type = (PyTypeObject *)type;
+    int id_int = -1, sub_int = -1, wall_int = -1, increasing = 1;
+    long long last_id = 0;
+    Cursor j = {start + 1, stop};
+    if (expect(&j, ']'))
+        goto none; /* (no job) */
+    for (;;) {
+        /* one job object: its tokens, key by key */
+        if (!expect(&j, '{'))
+            goto none;
+        for (Py_ssize_t k = 0; k < nkeys; k++) {
+            const unsigned char *ks;
+            Py_ssize_t kn;
+            if (!plain_string(&j, &ks, &kn) || kn != klen[k] || memcmp(ks, kstart[k], kn) != 0
+                || !expect(&j, ':'))
+                goto none;
+            Token *t = &row[k];
+            t->integer = 0;
+            skip_ws(&j);
+            if (j.p < j.end && *j.p == '"') {
+                if ((kinds[k] != K_ID && kinds[k] != K_PROFILE)
+                    || !plain_string(&j, &t->s, &t->n))
+                    goto none;
+                t->integer = -1; /* (a string) */
+            } else if (kinds[k] == K_PROFILE || !number_token(&j, &t->s, &t->n, &t->integer)
+                       || (t->integer && t->n > 19)) {
+                goto none; /* (integers of 19 digits or more: not from numbers_agree's text) */
+            }
+            if (!expect(&j, k + 1 < nkeys ? ',' : '}'))
+                goto none;
+        }
+        /* the job */
+        PyObject *id = NULL, *sub = NULL, *wall = minus_one, *res = NULL;
+        PyObject *profile = NULL;
+        int ok = 1;
+        for (Py_ssize_t k = 0; k < nkeys && ok; k++) {
+            Token *t = &row[k];
+            switch (kinds[k]) {
+            case K_ID:
+                if (id_int < 0)
+                    id_int = t->integer == 1;
+                if ((t->integer == 1) != id_int || t->integer == 0 || t->n == 0
+                    || (t->n == 2 && t->s[0] == '-' && t->s[1] == '0')) {
+                    ok = 0; /* (kinds of ids mixed, a float id, an empty name, "-0") */
+                    break;
+                }
+                if (id_int) {
+                    long long v = int_value(t->s, t->n);
+                    if (out != NULL && PyList_GET_SIZE(out) > 0 && v <= last_id)
+                        increasing = 0;
+                    last_id = v;
+                } else if (memchr(t->s, '!', (size_t)t->n) != NULL) {
+                    ok = 0;
+                    break;
+                }
+                if (memmem(t->s, (size_t)t->n, wl, (size_t)wl_len) != NULL) {
+                    ok = 0; /* (the name holds the workload's: the general path) */
+                    break;
+                }
+                id = PyUnicode_New(wl_len + 1 + t->n, 127);
+                if (id == NULL)
+                    goto job_failed;
+                memcpy(PyUnicode_1BYTE_DATA(id), wl, (size_t)wl_len);
+                PyUnicode_1BYTE_DATA(id)[wl_len] = '!';
+                memcpy(PyUnicode_1BYTE_DATA(id) + wl_len + 1, t->s, (size_t)t->n);
+                break;
+            case K_SUBTIME:
+            case K_WALLTIME: {
+                int *kind = kinds[k] == K_SUBTIME ? &sub_int : &wall_int;
+                if (t->integer < 0 || (*kind >= 0 && *kind != t->integer)) {
+                    ok = 0;
+                    break;
+                }
+                *kind = t->integer;
+                double v;
+                if (t->integer) {
+                    long long x = int_value(t->s, t->n);
+                    if (x < -EXACT || x > EXACT) {
+                        ok = 0;
+                        break;
+                    }
+                    v = (double)x;
+                } else {
+                    v = double_value(t->s, t->n);
+                    if (v == -1.0 && PyErr_Occurred()) {
+                        PyErr_Clear(); /* (not a number token: the general path) */
+                        ok = 0;
+                        break;
+                    }
+                    if (!isfinite(v)) {
+                        ok = 0;
+                        break;
+                    }
+                }
+                if (kinds[k] == K_SUBTIME) {
+                    sub = PyFloat_FromDouble(v);
+                    if (sub == NULL)
+                        goto job_failed;
+                    break;
+                }
+                if (v != -1.0 && !(v > 0.0)) {
+                    ok = 0;
+                    break;
+                }
+                {  /* one float per distinct walltime */
+                    unsigned char bits[8];
+                    memcpy(bits, &v, 8);
+                    uint64_t h = hash_bytes(bits, 8);
+                    Entry *e = table_slot(&wtab, bits, 8, h);
+                    if (e->n < 0) {
+                        PyObject *f = PyFloat_FromDouble(v);
+                        if (f == NULL || table_put(&wtab, e, bits, 8, h, f) < 0) {
+                            Py_XDECREF(f);
+                            goto job_failed;
+                        }
+                        e = table_slot(&wtab, bits, 8, h);
+                    }
+                    wall = e->obj;
+                }
+                break;
+            }
+            case K_RES:
+                if (t->integer != 1 || t->s[0] == '-') {
+                    ok = 0;
+                    break;
+                }
+                {
+                    long long r = int_value(t->s, t->n);
+                    if (r <= 256) {
+                        res = PyLong_FromLongLong(r); /* (shared by Python) */
+                        if (res == NULL)
+                            goto job_failed;
+                        break;
+                    }
+                    unsigned char bits[8];  /* one int per distinct size above 256 */
+                    memcpy(bits, &r, 8);
+                    uint64_t h = hash_bytes(bits, 8);
+                    Entry *e = table_slot(&stab, bits, 8, h);
+                    if (e->n < 0) {
+                        PyObject *v = PyLong_FromLongLong(r);
+                        if (v == NULL || table_put(&stab, e, bits, 8, h, v) < 0) {
+                            Py_XDECREF(v);
+                            goto job_failed;
+                        }
+                        e = table_slot(&stab, bits, 8, h);
+                    }
+                    res = e->obj;
+                    Py_INCREF(res);
+                }
+                break;
+            case K_PROFILE:
+                if (t->n > INLINE) { /* (long names: interned each time) */
+                    profile = PyUnicode_FromStringAndSize((const char *)t->s, t->n);
+                    if (profile == NULL)
+                        goto job_failed;
+                    PyUnicode_InternInPlace(&profile);
+                    if (PySet_Add(used, profile) < 0)
+                        goto job_failed;
+                    break;
+                }
+                {  /* one interned name per distinct profile, found from its bytes */
+                    uint64_t h = hash_bytes(t->s, t->n);
+                    Entry *e = table_slot(&ptab, t->s, t->n, h);
+                    if (e->n < 0) {
+                        PyObject *v = PyUnicode_FromStringAndSize((const char *)t->s, t->n);
+                        if (v != NULL)
+                            PyUnicode_InternInPlace(&v);
+                        if (v == NULL || PySet_Add(used, v) < 0
+                            || table_put(&ptab, e, t->s, t->n, h, v) < 0) {
+                            Py_XDECREF(v);
+                            goto job_failed;
+                        }
+                        e = table_slot(&ptab, t->s, t->n, h);
+                    }
+                    profile = e->obj;
+                    Py_INCREF(profile);
+                }
+                break;
+            }
+        }
+        if (!ok) {
+            Py_XDECREF(id);
+            Py_XDECREF(sub);
+            Py_XDECREF(res);
+            Py_XDECREF(profile);
+            goto none;
+        }
+        if (shape == NULL) {
+            shape = PyObject_CallFunction(shape_of, "Oii", keys, sub_int == 1, wall_int == 1);
+            if (shape == NULL)
+                goto job_failed;
+        }
+        PyObject *job = new_object(job_type);
+        if (job == NULL || set_slot(sl[0], job, id) < 0 || set_slot(sl[1], job, workload) < 0
+            || set_slot(sl[2], job, Py_None) < 0 || set_slot(sl[3], job, sub) < 0
+            || set_slot(sl[4], job, wall) < 0 || set_slot(sl[5], job, res) < 0
+            || set_slot(sl[6], job, profile) < 0 || set_slot(sl[7], job, shape) < 0
+            || PyList_Append(out, job) < 0) {
+            Py_XDECREF(job);
+            goto job_failed;
+        }
+        Py_DECREF(job);
+        Py_DECREF(id);
+        Py_DECREF(sub);
+        Py_DECREF(res);
+        Py_DECREF(profile);
+        if (expect(&j, ','))
+            continue;
+        if (expect(&j, ']'))
+            break;
+        goto none;
+    job_failed:
+        Py_XDECREF(id);
+        Py_XDECREF(sub);
+        Py_XDECREF(res);
+        Py_XDECREF(profile);
+        goto done;
+    }
+    skip_ws(&j);
+    if (j.p != stop)
+        goto none;
+    result = Py_BuildValue("nnOOO", (Py_ssize_t)(start - (const unsigned char *)view.buf),
+                           (Py_ssize_t)(stop - (const unsigned char *)view.buf), out, used,
+                           (id_int == 1 && increasing) ? Py_True : Py_False);
+    goto done;
+none:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&view);
+    PyMem_Free(row);
+    Py_XDECREF(keys);
+    Py_XDECREF(shape);
+    Py_XDECREF(out);
+    Py_XDECREF(used);
+    Py_XDECREF(minus_one);
+    table_free(&ptab);
+    table_free(&wtab);
+    table_free(&stab);
+    return result;
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyMethodDef methods[] = {
@@ -530,6 +1152,8 @@ static PyMethodDef methods[] = {
      "whether every number of a JSON text reads the same in orjson as in the reference"},
     {"uniform_jobs", uniform_jobs, METH_VARARGS,
      "the Job records of a block of uniform job objects, or None"},
+    {"scan_jobs", scan_jobs, METH_VARARGS,
+     "the Job records of a workload's plain jobs array, read from its text, or None"},
     {"delay_profiles", delay_profiles, METH_VARARGS,
      "each profile's DelayProfile when it is a plain delay profile, else None"},
     {NULL, NULL, 0, NULL},

@@ -20,7 +20,7 @@ from batsim_py.rapidjson_number import rapidjson_double
 from batsim_py.text import line_of, lone_surrogate
 from batsim_py.workload import fast
 from batsim_py.workload._fields import is_integer, show, type_name
-from batsim_py.workload.jobs import parse_jobs
+from batsim_py.workload.jobs import _JOB_SLOTS, _shape_of, parse_jobs
 from batsim_py.workload.model import (
     ComposedProfile,
     DelayProfile,
@@ -107,10 +107,12 @@ def _listing(names: Iterable[str], limit: int = 10) -> str:
 
 
 def parse_workload(
-    data: Any, *, name: str, path: str, source: str, owned: bool = False
+    data: Any, *, name: str, path: str, source: str, owned: bool = False,
+    scanned: _Scanned | None = None,
 ) -> Workload:
     """Validate already-parsed JSON `data` as workload `name` (file `source`); `owned`: the
-    job objects of `data` may become the jobs' descriptions (nothing else holds `data`)."""
+    job objects of `data` may become the jobs' descriptions (nothing else holds `data`);
+    `scanned`: the jobs, read from the text by the native loader (`data`'s are then none)."""
     if not isinstance(data, Mapping):
         raise WorkloadError(
             f"{source}: the top level must be a JSON object with 'nb_res', 'profiles' and "
@@ -139,9 +141,12 @@ def parse_workload(
 
     base_dir = os.path.dirname(path)
     profiles, only_delays = _parse_profiles(raw_profiles, source, base_dir)
-    jobs = parse_jobs(raw_jobs, workload=name, source=source)
-
-    used = _check_jobs(jobs, profiles, source, only_delays)
+    if scanned is None:
+        jobs = parse_jobs(raw_jobs, workload=name, source=source)
+        used = _check_jobs(jobs, profiles, source, only_delays)
+    else:
+        jobs, used, distinct = scanned
+        used = _check_jobs(jobs, profiles, source, only_delays, used, distinct)
     if only_delays:  # (no profile references another: every profile kept is used)
         kept = used
     else:
@@ -184,15 +189,18 @@ _ID_OF = attrgetter("id")
 
 
 def _check_jobs(jobs: tuple[Job, ...], profiles: Mapping[str, Profile], source: str,
-                only_delays: bool = False) -> set[str]:
+                only_delays: bool = False, used: set[str] | None = None,
+                distinct: bool = False) -> set[str]:
     """Raise the first error in job order; return the names of the profiles the jobs use.
 
     A workload of tens of thousands of jobs is checked a few C-level passes at a time (distinct
     ids, the distinct profile names defined, none of them `parallel`: `only_delays` says
     that no profile is); only a workload that fails one of them is walked job by job, to name
-    the first job at fault."""
-    used = set(map(_PROFILE_OF, jobs))
-    if (len(set(map(_ID_OF, jobs))) == len(jobs) and used.issubset(profiles.keys())
+    the first job at fault. (The native loader gives `used`, and says when the ids are
+    `distinct`: increasing integers.)"""
+    if used is None:
+        used = set(map(_PROFILE_OF, jobs))
+    if ((distinct or len(set(map(_ID_OF, jobs))) == len(jobs)) and used.issubset(profiles.keys())
             and (only_delays
                  or not any(isinstance(profiles[p], ParallelProfile) for p in used))):
         return used
@@ -248,6 +256,36 @@ def _reachable(used: set[str], profiles: Mapping[str, Profile]) -> set[str]:
     return kept
 
 
+# The jobs the native loader read from a workload's text, the profile names they use, and
+# whether their ids are distinct for sure.
+_Scanned = tuple[tuple[Job, ...], set[str], bool]
+
+
+def _read_fast(path: str, name: str) -> tuple[Any, _Scanned | None] | None:
+    """The JSON value of workload file `path` decoded by orjson and, when its jobs array has
+    the plainest layout (`_cload.scan_jobs`), that array's jobs, read from the text by the
+    native loader (the value then has no jobs); None where the reference reader must read it
+    (`fast.decode`)."""
+    native, orjson = fast.NATIVE, fast.ORJSON
+    assert native is not None and orjson is not None
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None  # (read_json says why)
+    if not native.numbers_agree(data):
+        return None
+    try:
+        found = native.scan_jobs(data, name, Job, _JOB_SLOTS, _shape_of)
+        if found is None:
+            return orjson.loads(data), None
+        start, stop, jobs, used, distinct = found
+        rest = orjson.loads(b"".join((data[:start], b"[]", data[stop:])))
+        return rest, (tuple(jobs), used, distinct)
+    except (ValueError, RecursionError):  # (orjson.JSONDecodeError is a ValueError)
+        return None
+
+
 def load_workload(path: str, name: str) -> Workload:
     """Read and validate the workload file `path`, naming it `name` ("w0", "w1", ...).
 
@@ -258,9 +296,10 @@ def load_workload(path: str, name: str) -> Workload:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        data = read_json(path, source=path)
+        read = _read_fast(path, name) if fast.ORJSON is not None else None
+        data, scanned = (read_json(path, source=path), None) if read is None else read
         return parse_workload(data, name=name, path=absolute_path(path), source=path,
-                              owned=True)
+                              owned=True, scanned=scanned)
     finally:
         if was_enabled:
             gc.enable()

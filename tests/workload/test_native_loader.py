@@ -107,10 +107,14 @@ def test_every_shipped_and_reference_workload_loads_the_same(monkeypatch):
 
 
 @needs_native
-def test_the_native_path_is_taken_on_a_plain_workload(monkeypatch, write):
-    """(Else the comparisons above would compare the pure reader with itself.)"""
+@pytest.mark.parametrize("extra, used", [(False, "scan_jobs"), (True, "uniform_jobs")])
+def test_the_native_paths_are_taken(monkeypatch, write, extra, used):
+    """A plain workload's jobs are read from the text; with extra keys, from the decoded
+    objects (else the comparisons here would compare the pure reader with itself)."""
+    if used == "scan_jobs" and orjson is None:
+        pytest.skip("reading the jobs from the text needs orjson (the rest of it is decoded)")
     jobs = [{"id": i, "subtime": i * 10, "walltime": 100, "res": 1 + i % 3, "profile": "p"}
-            for i in range(50)]
+            | ({"x": [i]} if extra else {}) for i in range(50)]
     path = write({"nb_res": 4, "jobs": jobs, "profiles": {"p": {"type": "delay", "delay": 5}}})
     _use(monkeypatch, True)
     calls = []
@@ -120,14 +124,18 @@ def test_the_native_path_is_taken_on_a_plain_workload(monkeypatch, write):
         API = real.API
 
         def __getattr__(self, name: str) -> Any:
-            calls.append(name)
-            return getattr(real, name)
+            function = getattr(real, name)
+
+            def spy(*args: Any) -> Any:
+                result = function(*args)
+                calls.append((name, result is not None))
+                return result
+
+            return spy
 
     monkeypatch.setattr(fast, "NATIVE", Spy())
     load_workload(path, "w0")
-    assert {"uniform_jobs", "delay_profiles"} <= set(calls)
-    if orjson is not None:
-        assert "numbers_agree" in calls
+    assert (used, True) in calls and ("delay_profiles", True) in calls
 
 
 # ------------------------------------------------------------------ jobs
@@ -368,3 +376,126 @@ def test_invalid_utf8_reads_the_same(monkeypatch, tmp_path):
     path.write_bytes(b'{"nb_res": 1, "profiles": {}, "jobs": [], "x": "\xff"}')
     native, pure = _both(monkeypatch, lambda: load_workload(str(path), "w0"), _workload_fields)
     assert native == pure and native[0] == "error"
+
+
+# ------------------------------------------------------------------ jobs read from the text
+
+PLAIN = '{"id": %s, "subtime": %s, "walltime": %s, "res": %s, "profile": %s}'
+
+
+def _text(jobs: str, head: str = '"nb_res": 4, ', tail: str = "") -> str:
+    return ('{' + head + '"profiles": {"p": {"type": "delay", "delay": 5}, '
+            '"q": {"type": "delay", "delay": 7.5}}, "jobs": ' + jobs + tail + '}')
+
+
+def _plain(*rows: tuple[Any, ...]) -> str:
+    return "[" + ", ".join(PLAIN % row for row in rows) + "]"
+
+
+TEXT_CASES = [
+    _text(_plain(("1", "0", "100", "1", '"p"'), ("2", "5", "100", "2", '"q"'))),
+    _text(_plain(("3", "0", "100", "1", '"p"'), ("2", "5", "100", "2", '"q"'))),  # decreasing
+    _text(_plain(("1", "0", "100", "1", '"p"'), ("1", "5", "100", "2", '"q"'))),  # duplicated
+    _text(_plain(('"a"', "0.5", "-1", "300", '"p"'), ('"b"', "1e2", "2.5E1", "300", '"q"'))),
+    _text(_plain(('"a"', "0.5", "-1", "1", '"p"'), ('"a"', "1.5", "-1", "1", '"p"'))),
+    _text(_plain(("1", "0", "100", "1", '"p"'), ("2", "0.5", "100", "2", '"q"'))),  # int, float
+    _text(_plain(("1", "0", "100", "1", '"p"'), ('"2"', "5", "100", "2", '"q"'))),  # id kinds
+    _text(_plain(("-0", "0", "100", "1", '"p"'))),
+    _text(_plain(("0", "-0", "-1", "0", '"p"'))),
+    _text(_plain(("1", "0", "-0", "1", '"p"'))),
+    _text(_plain(("1", "0", "0", "1", '"p"'))),
+    _text(_plain(("1", "0", "-2", "1", '"p"'))),
+    _text(_plain(("1", "0", "100", "-0", '"p"'))),
+    _text(_plain(("1", "0", "100", "-1", '"p"'))),
+    _text(_plain(("1", "0", "100", "1.0", '"p"'))),
+    _text(_plain(("1.0", "0", "100", "1", '"p"'))),
+    _text(_plain(("01", "0", "100", "1", '"p"'))),  # invalid JSON
+    _text(_plain(("1", "1.", "100", "1", '"p"'))),  # invalid JSON
+    _text(_plain(("1", "9007199254740993", "100", "1", '"p"'))),  # beyond 2**53
+    _text(_plain(("1", "-9007199254740992", "100", "1", '"p"'))),
+    _text(_plain(('"w0!1"', "0", "100", "1", '"p"'))),
+    _text(_plain(('"xw0"', "0", "100", "1", '"p"'))),
+    _text(_plain(('"a!b"', "0", "100", "1", '"p"'))),
+    _text(_plain(('""', "0", "100", "1", '"p"'))),
+    _text(_plain(('"\\u0061"', "0", "100", "1", '"p"'))),  # escapes: the general path
+    _text(_plain(('"\u00e9"', "0", "100", "1", '"p"'))),
+    _text(_plain(("1", "0", "100", "1", '"\\u0070"'))),
+    _text(_plain(("1", "0", "100", "1", '"r"'))),  # undefined profile
+    _text(_plain(("1", "0", "100", "1", "3"))),
+    _text(_plain(("1", "0", "100", "1", '"' + "x" * 30 + '"'))),  # a long profile name
+    _text(_plain(("1", '"0"', "100", "1", '"p"'))),
+    _text(_plain(("1", "0", "100", "1", '"p"')), tail=', "jobs": []'),  # "jobs" twice
+    _text(_plain(("1", "0", "100", "1", '"p"')), tail=', "\\u006aobs": []'),
+    _text(_plain(("1", "0", "100", "1", '"p"')), tail=', "x": [1, {"y": "]}"}]'),
+    _text(_plain(("1", "0", "100", "1", '"p"')), head='"nb_res": 0, '),
+    _text(_plain(("1", "0", "100", "1", '"p"')) + ", "),  # invalid JSON after the jobs
+    _text(_plain(("1", "0", "100", "1", '"p"')), tail=', "nb_res": 2'),
+    _text("[]"),
+    _text("{}"),
+    _text("[1]"),
+    _text('[{"id": 1, "subtime": 0, "res": 1, "profile": "p"}, '
+          '{"id": 2, "res": 1, "subtime": 0, "profile": "p"}]'),  # key order
+    _text('[{"id": 1, "subtime": 0, "res": 1, "profile": "p", "id": 3}]'),  # a key twice
+    _text('[{"id": 1, "subtime": 0, "res": 1, "profile": "p", "x": [1]}]'),  # other keys
+    _text('[{"id": 1, "subtime": 0, "res": 1, "profile": "p"},'
+          '{"id": 2, "subtime": 0, "res": 1, "profile": "p", "walltime": 5}]'),
+    _text('[{"id": 1, "subtime": 0, "res": 1, "profile": "p"}\n,\t{"id":2,"subtime":0,'
+          '"res":1,"profile":"q"}\r\n]'),
+    _text('[{"id": 1, "subtime": 0, "res": 1, "profile": "p"}, {"id": 2}]'),
+    _text('[{"id": 1, "subtime": 0, "res": 1, "profile": "p"} {"id": 2}]'),
+    '[' + _text(_plain(("1", "0", "100", "1", '"p"'))) + ']',
+    _text(_plain(("1", "0", "100", "1", '"p"'))) + " x",
+]
+
+
+@needs_native
+@needs_orjson
+@pytest.mark.parametrize("text", TEXT_CASES, ids=range(len(TEXT_CASES)))
+def test_jobs_read_from_the_text_the_same(monkeypatch, write, text):
+    path = write(text)
+    native, pure = _both(monkeypatch, lambda: load_workload(path, "w0"), _workload_fields)
+    assert native == pure
+
+
+@needs_native
+def test_a_plain_array_is_read_from_the_text(write):
+    """(Else the comparisons above would compare the other paths only.)"""
+    from batsim_py.workload.jobs import _JOB_SLOTS, _shape_of
+    from batsim_py.workload.model import Job
+
+    path = write(TEXT_CASES[0])
+    data = Path(path).read_bytes()
+    start, stop, jobs, used, distinct = _cload.scan_jobs(data, "w0", Job, _JOB_SLOTS,
+                                                         _shape_of)
+    assert data[start:stop].startswith(b"[{") and data[start:stop].endswith(b"}]")
+    assert [j.id for j in jobs] == ["w0!1", "w0!2"] and used == {"p", "q"} and distinct
+    assert _cload.scan_jobs(Path(write(TEXT_CASES[1])).read_bytes(), "w0", Job, _JOB_SLOTS,
+                            _shape_of)[4] is False  # (decreasing ids)
+
+
+PLAIN_VALUES = {
+    "id": st.one_of(st.integers(-5, 10**6), st.text(alphabet="ab1!w0", max_size=3)),
+    "subtime": st.one_of(st.integers(-10, 10**9), st.floats(-1e9, 1e12, allow_nan=False)),
+    "walltime": st.one_of(st.just(-1), st.integers(-2, 10**6), st.floats(-2, 1e7)),
+    "res": st.one_of(st.integers(-1, 300), st.integers(10**6, 10**12)),
+    "profile": st.sampled_from(["p", "q", "r", "p" * 30]),
+}
+
+
+@needs_native
+@needs_orjson
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.fixed_dictionaries({k: v for k, v in PLAIN_VALUES.items() if k != "walltime"},
+                                      optional={"walltime": PLAIN_VALUES["walltime"]}),
+                min_size=1, max_size=5),
+       st.sampled_from([None, 0, 2]), st.booleans())
+def test_random_plain_arrays_read_the_same(tmp_path_factory, jobs, indent, compact):
+    text = json.dumps({"nb_res": 4, "jobs": jobs, "profiles": {
+        "p": {"type": "delay", "delay": 5}, "q": {"type": "delay", "delay": 2.5},
+        "r": {"type": "composed", "seq": ["p"]}, "p" * 30: {"type": "delay", "delay": 1}}},
+        indent=indent, separators=(",", ":") if compact else None)
+    path = tmp_path_factory.mktemp("w") / "w.json"
+    path.write_text(text)
+    with pytest.MonkeyPatch.context() as mp:
+        native, pure = _both(mp, lambda: load_workload(str(path), "w0"), _workload_fields)
+    assert native == pure
