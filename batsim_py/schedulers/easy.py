@@ -220,10 +220,9 @@ class EasyBackfill(DecisionProcess):
 
     def _on_completed(self, event: JobCompleted, now: float, out: list[Decision]) -> None:
         job_id = event.job_id
-        job = self._jobs.get(job_id)
+        job = self._jobs.pop(job_id, None)
         if job is None:
             return
-        del self._jobs[job_id]
         free = self._free
         surveyed = self._surveyed == free.version
         space = free.give_back(job.lo, job.hi)
@@ -238,7 +237,7 @@ class EasyBackfill(DecisionProcess):
         i = _after_end(running, job.end) - 1
         while running[i] is not job:
             i -= 1
-        del running[i]
+        running.pop(i)
         self._schedule(now, out)
 
     # ------------------------------------------------------------------ the pass
@@ -297,7 +296,7 @@ class EasyBackfill(DecisionProcess):
             while job.req > space.hi - space.lo + 1:
                 space = space.next  # type: ignore[assignment]
             self._start(job, free.take(space, job.req), now, out)
-            del waiting[0]
+            waiting.pop(0)
             self._sizes.remove(0, job.req)
             self._survey()
         if len(waiting) > 1:
@@ -360,7 +359,7 @@ class EasyBackfill(DecisionProcess):
                         self._start(job, free.take(space, req), now, out)
                         started = True
                         reach = _widest(free)
-                        del queue[pos]
+                        queue.pop(pos)
                         sizes.remove(pos, req)
                         pos -= 1  # the next job moved to `pos`
                         break

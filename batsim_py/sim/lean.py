@@ -325,7 +325,7 @@ class Server(LeanActor):
         if state == _GOT:
             msg: tuple = self.value
             self.value = None
-            kind = msg[0]
+            kind: str = msg[0]  # (typed: compared natively, not through rich comparisons)
             if kind == "DECISION":
                 sim.on_decision(msg)
             elif kind == "SCHED_READY":
@@ -536,7 +536,10 @@ class Lean:
             return False
         spawns = sim._spawns
         for decision in decisions:
-            sim.on_decision(("DECISION", decision))
+            if type(decision) is ExecuteJob:  # (what on_decision would call)
+                sim.execute_job(cast(ExecuteJob, decision))
+            else:
+                sim.on_decision(("DECISION", decision))
             if spawns:
                 _, run = spawns[0]
                 spawns.clear()

@@ -166,7 +166,7 @@ class Simulation:
         self.job_records: list[jobs_csv.JobRecord] = []
         # One object per distinct contiguous allocation, kept by the job records and the trace
         # (a million jobs on 1,024 hosts: 70 MB less).
-        self.allocations: dict[range, range] = {}
+        self.allocations: dict[int, range] = {}  # by first machine x (nb + 1) + length
         self.paje = (PajeTrace([m.host.name for m in machines.all])
                      if options.schedule_tracing else None)
         if platform.traces:  # speed, bandwidth, latency profiles (sim/availability.py)
@@ -304,7 +304,7 @@ class Simulation:
         while not self.end_acknowledged:
             msg = yield receive
             receive = get
-            kind = msg[0]  # (the usual messages first, called natively)
+            kind: str = msg[0]  # (the usual messages first, called natively)
             if kind == "DECISION":
                 self.on_decision(msg)
             elif kind == "SCHED_READY":
@@ -941,48 +941,65 @@ class Simulation:
 
     def execute_job(self, decision: d.ExecuteJob) -> None:
         now = self.engine.now
-        run = self.runs.get(decision.job_id)
+        job_id = decision.job_id
+        run = self.runs.get(job_id)
         if run is None:
-            run = self.job_for(decision, decision.job_id)  # (raises the error)
+            run = self.job_for(decision, job_id)  # (raises the error)
         if run.state != "SUBMITTED":
             where = _execute_where(decision, now)
             raise SchedulerError(
                 f"{where}: the job is {run.state}, only a SUBMITTED job can be executed"
             )
         alloc = decision.alloc
-        nb = len(self.hosts)
-        if not alloc:
-            raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
-        lo, hi, n = alloc[0], alloc[-1] + 1, len(alloc)
-        if not (0 <= lo and hi <= nb and hi - lo == n
+        mapping = decision.mapping
+        hosts = self.hosts
+        nb = len(hosts)
+        if type(alloc) is range:  # (its bounds without a look-up per item)
+            block = cast(range, alloc)
+            n = len(block)
+            lo = block.start
+            hi = lo + n if block.step == 1 else (block[-1] + 1 if n else -1)
+        else:
+            if not alloc:
+                raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
+            lo, hi, n = alloc[0], alloc[-1] + 1, len(alloc)
+        if not (n and 0 <= lo and hi <= nb and hi - lo == n
                 and self.machine_states.state.count(IDLE, lo, hi) == n):
+            if not n:
+                raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
             # Not a block of idle machines (the usual case, where nothing runs): check each.
             self._check_machines(alloc, _execute_where(decision, now))
-        executors = len(decision.mapping) if decision.mapping is not None else n
-        if executors != run.job.res and not _is_total(
-                run.profile, self.profiles_of[run.job.workload]):
+        job = run.job
+        executors = len(mapping) if mapping is not None else n
+        if executors != job.res and not _is_total(run.profile, self.profiles_of[job.workload]):
             raise SchedulerError(
-                f"{_execute_where(decision, now)}: the job requests {run.job.res} machines but "
+                f"{_execute_where(decision, now)}: the job requests {job.res} machines but "
                 f"{executors} were given "
                 f"(alloc '{intervalset.format(alloc)}'); use a mapping to run several "
                 "executors per machine"
             )
-        if decision.mapping is not None:
-            for i in decision.mapping:
+        if mapping is not None:
+            for i in mapping:
                 if i < 0 or i >= len(alloc):
                     raise SchedulerError(f"{_execute_where(decision, now)}: mapping value {i} is "
                                          f"not in [0, {len(alloc)})")
         if decision.additional_io_job is not None:
             self.additional_io_job(run, decision)
         run.state = "RUNNING"
-        if type(alloc) is range:
-            alloc = self.allocations.setdefault(alloc, alloc)
+        if hi - lo == n and type(alloc) is range:
+            # One object per block (`allocations`), found by its bounds: an int's hash is
+            # cheaper than a range's, and a range equals any other of the same items.
+            key = lo * (nb + 1) + n
+            shared = self.allocations.get(key)
+            if shared is None:
+                self.allocations[key] = shared = cast(range, alloc)
+            alloc = shared
         run.alloc = alloc
-        run.mapping = decision.mapping
+        run.mapping = mapping
         run.storage_mapping = decision.storage_mapping
         if decision.profile_overrides is not None:  # (batprotocol; checked by the EDC peer)
             run.overrides = {name: (a, m) for name, a, m in decision.profile_overrides}
-        run.host = self.hosts[alloc[0]]
+        run.host = hosts[lo]
         self.nb_running += 1
         if self.lean_jobs:
             self._spawns.append((None, run))
