@@ -261,12 +261,42 @@ static int64_t range_attr(PyObject *r, PyObject *name, int *err) {
     return (int64_t)x;
 }
 
+/* CPython's range object (checked at import against a known range: `range_fields_ok`), so
+ * that a range's fields are read without an attribute look-up each. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *start, *stop, *step, *length;
+} RangeFields;
+static int range_fields_ok = 0;
+
+static int small_int(PyObject *v, long long *out) {
+    int overflow;
+    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (*out == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
 static int machines_open(Machines *ms, PyObject *alloc) {
     ms->seq = NULL;
     ms->is_range = 0;
     ms->start = ms->step = 0;
     ms->count = 0;
     if (PyRange_Check(alloc)) {
+        if (range_fields_ok) {
+            RangeFields *r = (RangeFields *)alloc;
+            long long first, stride, count;
+            if (small_int(r->start, &first) && small_int(r->step, &stride)
+                && small_int(r->length, &count) && count >= 0 && count <= PY_SSIZE_T_MAX) {
+                ms->is_range = 1;
+                ms->start = first;
+                ms->step = stride;
+                ms->count = (Py_ssize_t)count;
+                return 0;
+            }
+        }
         int err = 0;
         int64_t start = range_attr(alloc, str_start, &err);
         int64_t step = range_attr(alloc, str_step, &err);
@@ -508,21 +538,41 @@ static int state_job(TraceEvents *self, Buf *b, const char *date, Py_ssize_t dat
 /* The lines `<head><machine><value>` of machines lo, lo + step, ... (`count` of them, each
  * in [0, n): checked by the caller), where head is a record's `6 <date> machine_state m` and
  * value ` j<id>\n` or ` w\n`: three copies a line, the machine's number from the table. */
+#define HEAD_COPY 48   /* bytes of a line's head copied at once (its length kept) */
+#define VALUE_COPY 16  /* bytes of a line's value copied at once */
+static const char WAITING[VALUE_COPY] = " w\n";  /* (padded: read VALUE_COPY bytes at a time) */
+
+/* `head` must be readable for HEAD_COPY bytes when hlen <= HEAD_COPY, and `value` for
+ * VALUE_COPY bytes when vlen <= VALUE_COPY: then each line is three copies of fixed sizes
+ * (inlined moves, each line's end overwritten by the next), a third of the time of three
+ * copies of the exact lengths (a million-job trace has 300 million lines). */
 static int emit_lines(TraceEvents *self, Buf *b, const char *head, Py_ssize_t hlen,
                       const char *value, Py_ssize_t vlen, int64_t lo, int64_t step,
                       Py_ssize_t count) {
     if (count <= 0)
         return 0;
-    if (count > (PY_SSIZE_T_MAX - b->len) / (hlen + vlen + 24)) {
+    if (count > (PY_SSIZE_T_MAX - b->len - 256) / (hlen + vlen + 24)) {
         PyErr_NoMemory();
         return -1;
     }
-    if (buf_reserve(b, count * (hlen + vlen + 24)) < 0)
+    if (buf_reserve(b, count * (hlen + vlen + 24) + HEAD_COPY + VALUE_COPY + 8) < 0)
         return -1;
     char *p = b->data + b->len;
     const char *tab = self->numtab;
     const unsigned char *lens = self->numlen;
     int64_t m = lo;
+    if (tab != NULL && hlen <= HEAD_COPY && vlen <= VALUE_COPY) {
+        for (Py_ssize_t i = 0; i < count; i++, m += step) {
+            memcpy(p, head, HEAD_COPY);
+            p += hlen;
+            memcpy(p, tab + 8 * m, 8);
+            p += lens[m];
+            memcpy(p, value, VALUE_COPY);
+            p += vlen;
+        }
+        b->len = p - b->data;
+        return 0;
+    }
     for (Py_ssize_t i = 0; i < count; i++, m += step) {
         memcpy(p, head, (size_t)hlen);
         p += hlen;
@@ -620,7 +670,7 @@ static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, i
             while (i < ms.count && shown[i] == k)
                 i++;
             if (i == ms.count) {
-                if (emit_lines(self, b, head, hlen, " w\n", 3, ms.start, 1, ms.count) < 0)
+                if (emit_lines(self, b, head, hlen, WAITING, 3, ms.start, 1, ms.count) < 0)
                     goto done;
                 for (i = 0; i < ms.count; i++)
                     shown[i] = -1;
@@ -658,7 +708,7 @@ static int record(TraceEvents *self, Buf *b, Py_ssize_t r, double t, int kind, i
                         goto done;
                 }
                 if (!skipped) {
-                    if (emit_lines(self, b, head, hlen, " w\n", 3, m, 1, 1) < 0)
+                    if (emit_lines(self, b, head, hlen, WAITING, 3, m, 1, 1) < 0)
                         goto done;
                 }
                 continue;
@@ -897,24 +947,6 @@ static PyTypeObject TraceEventsType = {
  * Python).  Anything but their common case is handed to `fallback`, the Python method, which
  * does all of it as before; a recorder switched off (`active` false: its owner left the log,
  * or got a listener) hands everything over. */
-
-/* A range's start, stop and step: read from the object (CPython's rangeobject, checked at
- * import against a known range: `range_fields_ok`) or through its attributes. */
-typedef struct {
-    PyObject_HEAD
-    PyObject *start, *stop, *step, *length;
-} RangeFields;
-static int range_fields_ok = 0;
-
-static int small_int(PyObject *v, long long *out) {
-    int overflow;
-    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow || (*out == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
-        return 0;
-    }
-    return 1;
-}
 
 /* 1 with [*lo, *hi) when `alloc` is a range of step 1 whose bounds fit in a long long, else 0
  * (no exception set). */
@@ -1401,6 +1433,52 @@ out:
     return result;
 }
 
+/* getattr(obj, name) for the records' and jobs' attributes (`name`: one of the interned
+ * str_* above, alive as long as the module): a slot (a member descriptor, what a dataclass
+ * with slots=True has) of a type with the generic getattr is read at its offset, the offset
+ * cached per type and name (valid while the type's version tag is: a type changed or freed
+ * gets a new tag), instead of a type look-up and a descriptor call per read; anything else
+ * (a property, a type with its own getattr, an empty slot) is PyObject_GetAttr. */
+typedef struct {
+    PyTypeObject *type;
+    unsigned int version;
+    PyObject *name;
+    Py_ssize_t offset;  /* -1: not a plain slot */
+} SlotEntry;
+static SlotEntry slot_cache[64];
+
+static PyObject *get_attr(PyObject *obj, PyObject *name) {
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp->tp_getattro == PyObject_GenericGetAttr
+        && (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        SlotEntry *e = &slot_cache[((((size_t)tp) >> 4) ^ (((size_t)name) >> 4) * 31) & 63];
+        if (e->type != tp || e->version != tp->tp_version_tag || e->name != name) {
+            PyObject *d = _PyType_Lookup(tp, name);  /* (borrowed) */
+            e->type = NULL;
+            e->offset = -1;
+            if (d != NULL && Py_IS_TYPE(d, &PyMemberDescr_Type)
+                && PyObject_TypeCheck(obj, PyDescr_TYPE(d))) {
+                PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+                if (m->type == T_OBJECT_EX && !(m->flags & PY_AUDIT_READ))
+                    e->offset = m->offset;
+            }
+            if (tp->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) {
+                e->type = tp;
+                e->version = tp->tp_version_tag;
+                e->name = name;
+            }
+        }
+        if (e->offset >= 0) {
+            PyObject *v = *(PyObject **)((char *)obj + e->offset);
+            if (v != NULL) {
+                Py_INCREF(v);
+                return v;
+            }
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
 /* A text column's value as UTF-8, or NULL with *plain = 0 when it is not a str or holds a
  * character the CSV standard quotes (`,` `"` CR LF: output/jobs_csv.py's csv_text). */
 static const char *plain_text(PyObject *obj, Py_ssize_t *len, int *plain) {
@@ -1431,10 +1509,10 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
     Py_ssize_t lens[3];
     PyObject *texts[3] = {NULL, NULL, NULL};
     static PyObject **const names[3] = {&str_name, &str_workload, &str_profile};
-    job = PyObject_GetAttr(rec, str_job);
+    job = get_attr(rec, str_job);
     if (job == NULL)
         goto out;
-    state = PyObject_GetAttr(rec, str_final_state);
+    state = get_attr(rec, str_final_state);
     if (state == NULL)
         goto out;
     if (!PyUnicode_Check(state) || PyUnicode_CompareWithASCIIString(state, "REJECTED") == 0) {
@@ -1455,7 +1533,7 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
                 Py_ssize_t id_len;
                 const char *id;
                 Py_DECREF(texts[0]);
-                texts[0] = PyObject_GetAttr(job, str_id);  /* (kept: holds the UTF-8) */
+                texts[0] = get_attr(job, str_id);  /* (kept: holds the UTF-8) */
                 if (texts[0] == NULL)
                     goto out;
                 if (!PyUnicode_Check(texts[0])) {
@@ -1467,7 +1545,7 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
                     goto out;
                 if (id_len <= lens[1] || id[lens[1]] != '!' || memcmp(id, text[1], lens[1])) {
                     /* (not `workload!name`: the name as the job gives it) */
-                    Py_SETREF(texts[0], PyObject_GetAttr(job, str_name));
+                    Py_SETREF(texts[0], get_attr(job, str_name));
                     goto read_text;
                 }
                 text[0] = id + lens[1] + 1;
@@ -1482,7 +1560,7 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
                 continue;
             }
         } else {
-            texts[c] = PyObject_GetAttr(job, *names[c]);
+            texts[c] = get_attr(job, *names[c]);
         }
     read_text:
         if (texts[c] == NULL)
@@ -1500,7 +1578,7 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
             goto out;
 #define FLOAT_ATTR(obj, attr)                                                     \
     do {                                                                          \
-        v = PyObject_GetAttr((obj), (attr));                                      \
+        v = get_attr((obj), (attr));                                      \
         if (v == NULL)                                                            \
             goto out;                                                             \
         double x = PyFloat_CheckExact(v) ? PyFloat_AS_DOUBLE(v) : PyFloat_AsDouble(v); \
@@ -1513,7 +1591,7 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
     FLOAT_ATTR(job, str_subtime);
     if (BUF_LIT(b, ",") < 0)
         goto out;
-    v = PyObject_GetAttr(job, str_res);
+    v = get_attr(job, str_res);
     if (v == NULL || buf_intfmt(b, v) < 0)
         goto out;
     Py_CLEAR(v);
@@ -1531,24 +1609,17 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
             goto out;
     if (BUF_LIT(b, ",") < 0)
         goto out;
-    v = PyObject_GetAttr(rec, str_alloc);
+    v = get_attr(rec, str_alloc);
     if (v == NULL)
         goto out;
     int done = 0;
-    if (PyRange_Check(v)) {
-        int err = 0;
-        int64_t start = range_attr(v, str_start, &err);
-        int64_t stop = range_attr(v, str_stop, &err);
-        int64_t step = range_attr(v, str_step, &err);
-        if (err)
+    long long start, stop;
+    if (unit_range(v, &start, &stop) && stop > start) {
+        if (buf_i64(b, start) < 0)
             goto out;
-        if (step == 1 && stop > start) {
-            if (buf_i64(b, start) < 0)
-                goto out;
-            if (stop - start > 1 && (BUF_LIT(b, "-") < 0 || buf_i64(b, stop - 1) < 0))
-                goto out;
-            done = 1;
-        }
+        if (stop - start > 1 && (BUF_LIT(b, "-") < 0 || buf_i64(b, stop - 1) < 0))
+            goto out;
+        done = 1;
     }
     if (!done) {
         PyObject *alloc_text = PyObject_CallOneArg(format_alloc, v);
@@ -1562,7 +1633,7 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
     Py_CLEAR(v);
     if (BUF_LIT(b, ",") < 0)
         goto out;
-    v = PyObject_GetAttr(rec, str_energy);
+    v = get_attr(rec, str_energy);
     if (v == NULL)
         goto out;
     if (v == Py_None) {
@@ -1578,7 +1649,7 @@ static int record_row(Buf *b, PyObject *rec, Column *cols, Py_ssize_t i,
             goto out;
     }
     Py_CLEAR(v);
-    v = PyObject_GetAttr(rec, str_metadata);
+    v = get_attr(rec, str_metadata);
     if (v == NULL || BUF_LIT(b, ",\"") < 0 || buf_str(b, v) < 0 || BUF_LIT(b, "\"\n") < 0)
         goto out;
     rc = 0;
@@ -1672,11 +1743,11 @@ static PyObject *record_doubles(PyObject *module, PyObject *args) {
     double *start = views[0].buf, *end = views[1].buf, *sub = views[2].buf;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *rec = PyList_GET_ITEM(records, i);
-        PyObject *objs[3] = {PyObject_GetAttr(rec, str_starting_time),
-                             PyObject_GetAttr(rec, str_end_time), NULL};
-        PyObject *job = PyObject_GetAttr(rec, str_job);
+        PyObject *objs[3] = {get_attr(rec, str_starting_time),
+                             get_attr(rec, str_end_time), NULL};
+        PyObject *job = get_attr(rec, str_job);
         if (job != NULL) {
-            objs[2] = PyObject_GetAttr(job, str_subtime);
+            objs[2] = get_attr(job, str_subtime);
             Py_DECREF(job);
         }
         double x[3];

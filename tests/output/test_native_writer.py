@@ -551,3 +551,36 @@ def test_a_failed_writer_build_installs_the_pure_writer(tmp_path: Path, monkeypa
     monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
     assert fixed.writer_label().startswith(
         "output writer: pure Python (not built at install: compiling output/_ctext.c failed")
+
+
+def test_jobs_rows_read_slots_and_what_replaces_them(native) -> None:  # noqa: ANN001
+    """The native writer reads the records' slots at their offsets (cached per type): records
+    of another shape give the same rows through getattr, and a type changed after a write (a
+    property put over a slot) is read anew."""
+    import types
+
+    from batsim_py import intervalset
+
+    records = _records(40, 4, rejected=False)
+    doubles = tuple(np.arange(40, dtype=np.float64) + k for k in range(5))
+
+    def rows(recs: list) -> bytes:
+        return native.jobs_rows_of(recs, doubles, intervalset.format, jobs_csv.ld_text,
+                                   jobs_csv._name_slot())
+
+    expected = rows(records)
+    fields = ("job", "final_state", "starting_time", "end_time", "alloc", "consumed_energy",
+              "metadata")
+    ducks = [types.SimpleNamespace(**{f: getattr(r, f) for f in fields}) for r in records]
+    assert rows(ducks) == expected
+
+    class Later(jobs_csv.JobRecord):
+        __slots__ = ()
+
+    later = [Later(*(getattr(r, f) for f in fields)) for r in records]
+    assert rows(later) == expected
+    Later.metadata = property(lambda self: "changed")  # type: ignore[assignment]
+    assert rows(later) == expected.replace(b',""\n', b',"changed"\n').replace(
+        b',"meta"\n', b',"changed"\n').replace(b',"a ""b"""\n', b',"changed"\n')
+    del Later.metadata
+    assert rows(later) == expected
