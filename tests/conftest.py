@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conformance.corpus import prepare  # (tests/ is on sys.path: pytest's rootdir conftest)
+from conformance.corpus import prepare
+from hypothesis import HealthCheck, settings  # (tests/ is on sys.path: pytest's rootdir conftest)
 
 from batsim_py import native
 
@@ -33,6 +34,14 @@ def reference_dir() -> Path:
 # project's folders, session fixtures that build something per process (or under a file lock),
 # and time bounds that hold when the other cores are busy (CPU time for cost bounds:
 # time.process_time(); wall-clock bounds only against a timeout that is being ruled out).
+# tests/cost_bounds.py holds the pattern of cost-ratio tests.
+#
+# Hypothesis: no per-example deadline and no "data generation too slow" health check by default
+# (both are wall-clock bounds that the other worker's load can break; a test's own @settings
+# keeps whatever else it sets, and overrides these only if it names them).
+settings.register_profile("batsim-py", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("batsim-py")
 
 HEAVY_FIRST = ("tests/sharing/test_family_oracle.py", "tests/sim/test_energy_oracle.py",
                "tests/sim/test_availability_traces.py", "tests/sharing/test_oracle.py",

@@ -10,6 +10,8 @@
  * - numbers_agree(bytes): whether every number of a JSON text reads the same with orjson (the
  *   fast decoder) as with json and batsim_py.rapidjson_number (the reference), and the nesting
  *   is shallow enough for json: then orjson's result is json's.
+ * - scan_jobs(...): the Job records of a workload's plain jobs array, read from its text (no
+ *   object per job but the Job).
  * - uniform_jobs(...): the Job records of a block of job objects that all have the same keys
  *   in the same order and the same exact number types (workload/jobs.py, `_uniform_jobs`).
  * - delay_profiles(...): the DelayProfile records of the plain delay profiles of a workload
@@ -621,8 +623,8 @@ static int table_put(Table *t, Entry *e, const unsigned char *s, Py_ssize_t n, u
  * only the five keys batsim-py keeps (id, subtime, walltime, res, profile), with plain values
  * (an integer or escape-free ASCII string id, numbers of one kind per key, an escape-free ASCII
  * profile name).  Anything else, anywhere in the array, and the caller reads the whole text as
- * before.  The text's numbers were checked by numbers_agree (each token reads the same as with
- * json + rapidjson_double, so strtod's correctly rounded value is the reference's). */
+ * before, and so does a number that the reference might read differently (token_agrees: the
+ * others' correctly rounded strtod value is the reference's). */
 
 typedef struct {
     const unsigned char *p, *end;
@@ -701,7 +703,38 @@ static inline int number_token(Cursor *c, const unsigned char **s, Py_ssize_t *n
     return 1;
 }
 
-/* The value of an integer token of at most 18 digits (numbers_agree refused longer ones). */
+/* Whether number token s[0:n] reads the same in orjson, strtod and the reference (the rule of
+ * numbers_agree). */
+static int token_agrees(const unsigned char *s, Py_ssize_t n, int integer) {
+    int digits = 0, frac = 0, seen_dot = 0;
+    Py_ssize_t i = *s == '-';
+    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == '.') {
+            seen_dot = 1;
+            continue;
+        }
+        digits++;
+        frac += seen_dot;
+    }
+    if (integer)
+        return digits <= 18;
+    long exp = 0;
+    int minus = 0, exp_digits = 0;
+    if (i < n) { /* the exponent */
+        i++;
+        if (s[i] == '+' || s[i] == '-')
+            minus = s[i++] == '-';
+        for (; i < n; i++, exp_digits++)
+            if (exp_digits < 6)
+                exp = exp * 10 + (s[i] - '0');
+    }
+    if (exp_digits > 5)
+        return 0;
+    long scale = (minus ? -exp : exp) - frac;
+    return digits <= 15 && scale >= -22 && scale <= 22;
+}
+
+/* The value of an integer token of at most 18 digits (token_agrees refused longer ones). */
 static inline long long int_value(const unsigned char *s, Py_ssize_t n) {
     int minus = *s == '-';
     long long v = 0;
@@ -764,55 +797,56 @@ static int skip_value(Cursor *c) {
     return 0;
 }
 
-/* Where the array value of the top-level key "jobs" lies: [*start, *stop), or 0 (not an
- * object, no such key, a key with an escape, "jobs" twice, or a malformed text). */
-static int find_jobs(Cursor *c, const unsigned char **start, const unsigned char **stop) {
-    const unsigned char *found = NULL, *found_end = NULL;
-    if (!expect(c, '{'))
+/* A top-level key: its bytes, without escapes (an escaped key might spell "jobs"), and the
+ * colon after it. */
+static int top_key(Cursor *c, int *is_jobs) {
+    skip_ws(c);
+    if (c->p >= c->end || *c->p != '"')
+        return 0;
+    const unsigned char *k = ++c->p;
+    while (c->p < c->end && *c->p != '"') {
+        if (*c->p == '\\')
+            return 0;
+        c->p++;
+    }
+    if (c->p >= c->end)
+        return 0;
+    *is_jobs = c->p - k == 4 && memcmp(k, "jobs", 4) == 0;
+    c->p++;
+    if (!expect(c, ':'))
         return 0;
     skip_ws(c);
-    if (c->p < c->end && *c->p == '}')
+    return 1;
+}
+
+/* Move the cursor to the array value of the top-level key "jobs" (0: not an object, no such
+ * key, an escaped key, a malformed text). */
+static int find_jobs(Cursor *c) {
+    if (!expect(c, '{'))
         return 0;
     for (;;) {
-        skip_ws(c);
-        if (c->p >= c->end || *c->p != '"')
+        int is_jobs;
+        if (!top_key(c, &is_jobs))
             return 0;
-        const unsigned char *k = ++c->p;
-        while (c->p < c->end && *c->p != '"') {
-            if (*c->p == '\\')
-                return 0; /* (an escaped key might spell "jobs") */
-            c->p++;
-        }
-        if (c->p >= c->end)
-            return 0;
-        int is_jobs = c->p - k == 4 && memcmp(k, "jobs", 4) == 0;
-        c->p++;
-        if (!expect(c, ':'))
-            return 0;
-        skip_ws(c);
-        const unsigned char *v = c->p;
+        if (is_jobs)
+            return c->p < c->end && *c->p == '[';
         if (!skip_value(c))
             return 0;
-        if (is_jobs) {
-            if (found != NULL || *v != '[')
-                return 0;
-            found = v;
-            found_end = c->p;
-        }
-        skip_ws(c);
-        if (c->p < c->end && *c->p == ',') {
-            c->p++;
-            continue;
-        }
-        if (c->p < c->end && *c->p == '}')
-            break;
-        return 0;
+        if (!expect(c, ','))
+            return 0;
     }
-    if (found == NULL)
-        return 0;
-    *start = found;
-    *stop = found_end;
-    return 1;
+}
+
+/* Whether the top-level keys after the jobs array are neither "jobs" nor escaped (the text
+ * after them is left to orjson). */
+static int other_keys(Cursor *c) {
+    for (;;) {
+        if (expect(c, '}'))
+            return 1;
+        int is_jobs;
+        if (!expect(c, ',') || !top_key(c, &is_jobs) || is_jobs || !skip_value(c))
+            return 0;
+    }
 }
 
 typedef struct {
@@ -823,8 +857,8 @@ typedef struct {
 
 /* scan_jobs(data, workload, Job, slots, shape_of) -> (start, stop, jobs, used, distinct) | None
  *
- * The Job records of the top-level "jobs" array of JSON text `data` (bytes whose numbers
- * numbers_agree accepted), as parse_jobs makes them; `start`, `stop`: the array's byte span
+ * The Job records of the top-level "jobs" array of JSON text `data` (bytes), as parse_jobs
+ * makes them; `start`, `stop`: the array's byte span
  * (the caller reads the rest of the text with it replaced by []); `used`: the set of the
  * profile names; `distinct`: whether the ids are integers in increasing order (hence
  * distinct).  None when the array is not of the plain layout (see above). */
@@ -845,13 +879,14 @@ static PyObject *scan_jobs(PyObject *self, PyObject *args) {
     /* (an ASCII workload name, as "w0": its bytes are its characters) */
     if (!PyUnicode_IS_ASCII(workload) || PyUnicode_GET_LENGTH(workload) == 0
         || PyUnicode_FindChar(workload, 0, 0, PyUnicode_GET_LENGTH(workload), 1) != -1
-        || !find_jobs(&c, &start, &stop))
+        || !find_jobs(&c))
         goto none;
+    start = c.p;
     const char *wl = (const char *)PyUnicode_1BYTE_DATA(workload);
     Py_ssize_t wl_len = PyUnicode_GET_LENGTH(workload);
 
     /* The first job's keys. */
-    Cursor a = {start + 1, stop};
+    Cursor a = {start + 1, c.end};
     const unsigned char *kstart[64];
     Py_ssize_t klen[64];
     int kinds[64];
@@ -906,7 +941,7 @@ static PyObject *scan_jobs(PyObject *self, PyObject *args) {
     PyTypeObject *job_type = (PyTypeObject *)type;
     int id_int = -1, sub_int = -1, wall_int = -1, increasing = 1;
     long long last_id = 0;
-    Cursor j = {start + 1, stop};
+    Cursor j = {start + 1, c.end};
     if (expect(&j, ']'))
         goto none; /* (no job) */
     for (;;) {
@@ -928,8 +963,8 @@ static PyObject *scan_jobs(PyObject *self, PyObject *args) {
                     goto none;
                 t->integer = -1; /* (a string) */
             } else if (kinds[k] == K_PROFILE || !number_token(&j, &t->s, &t->n, &t->integer)
-                       || (t->integer && t->n > 19)) {
-                goto none; /* (integers of 19 digits or more: not from numbers_agree's text) */
+                       || !token_agrees(t->s, t->n, t->integer)) {
+                goto none; /* (a number that the reference may read differently) */
             }
             if (!expect(&j, k + 1 < nkeys ? ',' : '}'))
                 goto none;
@@ -1121,8 +1156,8 @@ static PyObject *scan_jobs(PyObject *self, PyObject *args) {
         Py_XDECREF(profile);
         goto done;
     }
-    skip_ws(&j);
-    if (j.p != stop)
+    stop = j.p;
+    if (!other_keys(&j))
         goto none;
     result = Py_BuildValue("nnOOO", (Py_ssize_t)(start - (const unsigned char *)view.buf),
                            (Py_ssize_t)(stop - (const unsigned char *)view.buf), out, used,

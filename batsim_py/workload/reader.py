@@ -273,15 +273,15 @@ def _read_fast(path: str, name: str) -> tuple[Any, _Scanned | None] | None:
             data = f.read()
     except OSError:
         return None  # (read_json says why)
-    if not native.numbers_agree(data):
-        return None
     try:
         found = native.scan_jobs(data, name, Job, _JOB_SLOTS, _shape_of)
         if found is None:
-            return orjson.loads(data), None
+            return (orjson.loads(data), None) if native.numbers_agree(data) else None
         start, stop, jobs, used, distinct = found
-        rest = orjson.loads(b"".join((data[:start], b"[]", data[stop:])))
-        return rest, (tuple(jobs), used, distinct)
+        rest = b"".join((data[:start], b"[]", data[stop:]))
+        if not native.numbers_agree(rest):
+            return None
+        return orjson.loads(rest), (tuple(jobs), used, distinct)
     except (ValueError, RecursionError):  # (orjson.JSONDecodeError is a ValueError)
         return None
 

@@ -412,6 +412,11 @@ TEXT_CASES = [
     _text(_plain(("01", "0", "100", "1", '"p"'))),  # invalid JSON
     _text(_plain(("1", "1.", "100", "1", '"p"'))),  # invalid JSON
     _text(_plain(("1", "9007199254740993", "100", "1", '"p"'))),  # beyond 2**53
+    _text(_plain(("1", "100000000000.00003", "100", "1", '"p"'))),  # read differently
+    _text(_plain(("1", "0", "1e23", "1", '"p"'))),
+    _text(_plain(("1", "0", "100", "1234567890123456789", '"p"'))),
+    _text(_plain(("1234567890123456789", "0", "100", "1", '"p"'))),
+    _text(_plain(("1", "0.5", "2.5e-3", "1", '"p"'))),
     _text(_plain(("1", "-9007199254740992", "100", "1", '"p"'))),
     _text(_plain(('"w0!1"', "0", "100", "1", '"p"'))),
     _text(_plain(('"xw0"', "0", "100", "1", '"p"'))),
@@ -471,6 +476,9 @@ def test_a_plain_array_is_read_from_the_text(write):
     assert [j.id for j in jobs] == ["w0!1", "w0!2"] and used == {"p", "q"} and distinct
     assert _cload.scan_jobs(Path(write(TEXT_CASES[1])).read_bytes(), "w0", Job, _JOB_SLOTS,
                             _shape_of)[4] is False  # (decreasing ids)
+    for number in ("100000000000.00003", "1e23", "0.30000000000000004", "1e-400"):
+        text = _text(_plain(("1", number, "100", "1", '"p"')))  # (read differently: refused)
+        assert _cload.scan_jobs(text.encode(), "w0", Job, _JOB_SLOTS, _shape_of) is None
 
 
 PLAIN_VALUES = {
