@@ -338,8 +338,9 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     if args.version:
         from batsim_py.native import kernel_label
         from batsim_py.output.fixed import writer_label
+        from batsim_py.workload.fast import loader_label
 
-        print(f"batsim-py {__version__} ({kernel_label()}; {writer_label()})")
+        print(f"batsim-py {__version__} ({kernel_label()}; {loader_label()}; {writer_label()})")
         return 0
     if args.simgrid_version:
         print("none: batsim-py reimplements the SimGrid 3.32 models Batsim 4.2.1 uses "

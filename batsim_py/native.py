@@ -25,6 +25,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
+from types import ModuleType
 
 RECORD = "_kernel_sources.txt"  # written by setup.py's build (`record_text`)
 # Written by setup.py's build instead when it could not compile the kernel: why (one line).
@@ -149,6 +150,20 @@ def compiled_modules() -> list[str]:
                 tuple(importlib.machinery.EXTENSION_SUFFIXES)):
             out.append(name)
     return out
+
+
+def c_extension(name: str, api: int) -> ModuleType | None:
+    """One of the hand-written C modules setup.py builds next to the kernel (the output writer
+    output/_ctext.c, the workload loader workload/_cload.c), or None: not built (no C compiler:
+    their pure-Python twins give the same results, slower), BATSIM_PY_PURE set (the reference
+    code), or built from an older source (its `API` is not `api`)."""
+    if os.environ.get("BATSIM_PY_PURE"):
+        return None
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        return None
+    return module if getattr(module, "API", None) == api else None
 
 
 def kernel_label() -> str:

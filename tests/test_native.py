@@ -256,6 +256,10 @@ def test_version_names_the_kernel() -> None:
     assert out.startswith("batsim-py 0.1.0 (kernel: ")
     expected = "compiled by mypyc" if native.compiled_modules() else "pure Python"
     assert expected in out
+    from batsim_py.workload import fast
+
+    loader = "native (C)" if fast.NATIVE is not None else "pure Python"
+    assert f"; workload loader: {loader}" in out
 
 
 def _run_logs(monkeypatch, caplog, tmp_path: Path, compiled: list[str]) -> list[str]:

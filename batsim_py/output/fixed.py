@@ -14,6 +14,8 @@ from types import ModuleType
 
 import numpy as np
 
+from batsim_py.native import c_extension
+
 # The native writer's API version (output/_ctext.c's API_VERSION): a build of an older source
 # is not used.
 NATIVE_API = 5
@@ -25,13 +27,7 @@ def native_text() -> ModuleType | None:
     """The native writer of the trace's events and jobs.csv's rows (output/_ctext.c, built by
     setup.py next to the compiled kernel), or None: not built (no C compiler: the pure-Python
     writers write the same bytes, slower) or BATSIM_PY_PURE set (the reference writers)."""
-    if os.environ.get("BATSIM_PY_PURE"):
-        return None
-    try:
-        from batsim_py.output import _ctext  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return _ctext if getattr(_ctext, "API", None) == NATIVE_API else None
+    return c_extension("batsim_py.output._ctext", NATIVE_API)
 
 
 def writer_label() -> str:

@@ -21,17 +21,13 @@ import os
 from types import ModuleType
 from typing import Any
 
+from batsim_py.native import c_extension
+
 NATIVE_API = 1  # workload/_cload.c's API_VERSION: a build of an older source is not used
 
 
 def _native() -> ModuleType | None:
-    if os.environ.get("BATSIM_PY_PURE"):
-        return None
-    try:
-        from batsim_py.workload import _cload  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return _cload if getattr(_cload, "API", None) == NATIVE_API else None
+    return c_extension("batsim_py.workload._cload", NATIVE_API)
 
 
 def _orjson() -> ModuleType | None:
