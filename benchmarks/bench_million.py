@@ -33,6 +33,23 @@ from common import scheduler_cpu  # noqa: E402 - benchmarks/common.py
 from yardstick import Yardstick  # noqa: E402 - benchmarks/yardstick.py
 
 
+def _timed(module, name: str) -> list[float]:  # noqa: ANN001
+    """Replace module.name by a wrapper adding its wall and CPU time to the list returned."""
+    spent = [0.0, 0.0]
+    inner = getattr(module, name)
+
+    def timed(*a, **kw):  # noqa: ANN002, ANN003, ANN202
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            return inner(*a, **kw)
+        finally:
+            spent[0] += time.perf_counter() - t
+            spent[1] += time.process_time() - c
+
+    setattr(module, name, timed)
+    return spent
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1_000_000)
@@ -60,30 +77,9 @@ def main() -> int:
         print(f"generated {workload.name} in {time.perf_counter() - t:.1f} s")
     stick = Yardstick()
     stick.sample()  # (a fresh process: nothing added to this one's peak memory)
-    writing = [0.0, 0.0]  # wall and CPU time in write_outputs
-    write_outputs = run_module.write_outputs
-
-    def timed_write(*a, **kw):  # noqa: ANN002, ANN003, ANN202
-        t, c = time.perf_counter(), time.process_time()
-        try:
-            return write_outputs(*a, **kw)
-        finally:
-            writing[0] += time.perf_counter() - t
-            writing[1] += time.process_time() - c
-
-    run_module.write_outputs = timed_write
-    loading = [0.0, 0.0]  # wall and CPU time in load_workload
-    load_workload = run_module.load_workload
-
-    def timed_load(*a, **kw):  # noqa: ANN002, ANN003, ANN202
-        t, c = time.perf_counter(), time.process_time()
-        try:
-            return load_workload(*a, **kw)
-        finally:
-            loading[0] += time.perf_counter() - t
-            loading[1] += time.process_time() - c
-
-    run_module.load_workload = timed_load
+    write_outputs, load_workload = run_module.write_outputs, run_module.load_workload
+    writing = _timed(run_module, "write_outputs")  # wall and CPU time in write_outputs
+    loading = _timed(run_module, "load_workload")  # wall and CPU time in load_workload
 
     def spec(out: str) -> RunSpec:
         return RunSpec(str(ROOT / "platforms" / "cluster1024.xml"), [str(workload)],
