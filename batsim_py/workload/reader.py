@@ -49,14 +49,6 @@ def read_json(path: str, *, source: str | None = None) -> Any:
     their JSON type.
     """
     src = source or path
-    if fast.ORJSON is not None:
-        try:
-            with open(path, "rb") as f:
-                data = fast.decode(f.read())
-        except OSError:
-            data = None  # (the reading below says why)
-        if data is not None:
-            return data
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -266,24 +258,20 @@ def _read_fast(path: str, name: str) -> tuple[Any, _Scanned | None] | None:
     the plainest layout (`_cload.scan_jobs`), that array's jobs, read from the text by the
     native loader (the value then has no jobs); None where the reference reader must read it
     (`fast.decode`)."""
-    native, orjson = fast.NATIVE, fast.ORJSON
-    assert native is not None and orjson is not None
+    native = fast.NATIVE
+    assert native is not None and fast.ORJSON is not None
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
         return None  # (read_json says why)
-    try:
-        found = native.scan_jobs(data, name, Job, _JOB_SLOTS, _shape_of)
-        if found is None:
-            return (orjson.loads(data), None) if native.numbers_agree(data) else None
-        start, stop, jobs, used, distinct = found
-        rest = b"".join((data[:start], b"[]", data[stop:]))
-        if not native.numbers_agree(rest):
-            return None
-        return orjson.loads(rest), (tuple(jobs), used, distinct)
-    except (ValueError, RecursionError):  # (orjson.JSONDecodeError is a ValueError)
-        return None
+    found = native.scan_jobs(data, name, Job, _JOB_SLOTS, _shape_of)
+    if found is None:
+        decoded = fast.decode(data)
+        return None if decoded is None else (decoded, None)
+    start, stop, jobs, used, distinct = found
+    decoded = fast.decode(b"".join((data[:start], b"[]", data[stop:])))
+    return None if decoded is None else (decoded, (tuple(jobs), used, distinct))
 
 
 def load_workload(path: str, name: str) -> Workload:
