@@ -154,11 +154,7 @@ def parse_job(obj: Mapping[str, Any], *, workload: str, source: str, owned: bool
     if key == last[0]:  # (the usual case: the keys are the same objects, compared by identity)
         shape, others = last[1]
     else:
-        known = _SHAPES.get(key)
-        if known is None:
-            known = _new_shape(key)
-        last[0], last[1] = key, known
-        shape, others = known
+        shape, others = _known_shape(key)
     # Walltimes and sizes repeat from job to job: one object per distinct value, not per job.
     return Job(full_id, wl, name, float(subtime), _shared_walltime(walltime), _shared_size(res),
                profile, shape if not others else (shape, tuple([obj[k] for k in others])))
@@ -198,11 +194,7 @@ def _shape_of(keys: tuple[str, ...], int_subtimes: int, int_walltimes: int) -> J
     the keys other than the five it knows are the jobs' own)."""
     key = (keys, INT_SUBTIME if int_subtimes else FLOAT_SUBTIME,
            INT_WALLTIME if int_walltimes else FLOAT_WALLTIME, RES, PROFILE)
-    known = _SHAPES.get(key)
-    if known is None:
-        known = _new_shape(key)
-    _LAST[0], _LAST[1] = key, known
-    return known[0]
+    return _known_shape(key)[0]
 
 
 def _number_column(values: list[Any], int_code: int, float_code: int) -> int | None:
@@ -265,12 +257,7 @@ def _uniform_jobs(raw_jobs: list[Any], workload: str) -> list[Job] | None:
         sizes = [shared.get(r, r) for r in sizes]
     interned = {p: sys.intern(p) for p in set(profiles)}
     profiles = list(map(interned.__getitem__, profiles))
-    key = (keys, sub_code, wall_code, RES, PROFILE)
-    known = _SHAPES.get(key)
-    if known is None:
-        known = _new_shape(key)
-    _LAST[0], _LAST[1] = key, known
-    shape, others = known
+    shape, others = _known_shape((keys, sub_code, wall_code, RES, PROFILE))
     forms: Any = (repeat(shape, n) if not others else
                   [(shape, tuple([obj[k] for k in others])) for obj in raw_jobs])
     full_ids = map((workload + "!").__add__, names)  # (the names hold no "!" nor workload)
@@ -307,6 +294,16 @@ def _shared_size(res: int) -> int:
     if res > 256 and len(_SIZES) < _MAX_NUMBERS:
         return _SIZES.setdefault(res, res)
     return res
+
+
+def _known_shape(key: tuple[Any, ...]) -> tuple[JobShape, tuple[str, ...]]:
+    """The shape of jobs of `key` and the keys whose values a job keeps itself, made the first
+    time, and remembered as the last one met (`_LAST`: the next job's, most often)."""
+    known = _SHAPES.get(key)
+    if known is None:
+        known = _new_shape(key)
+    _LAST[0], _LAST[1] = key, known
+    return known
 
 
 def _new_shape(key: tuple[Any, ...]) -> tuple[JobShape, tuple[str, ...]]:
