@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conformance.corpus import prepare
-from hypothesis import HealthCheck, settings  # (tests/ is on sys.path: pytest's rootdir conftest)
+from conformance.corpus import prepare  # (tests/ is on sys.path: pytest's rootdir conftest)
+from hypothesis import HealthCheck, settings
 
 from batsim_py import native
 
