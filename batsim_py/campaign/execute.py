@@ -96,9 +96,13 @@ def open_client(client: Any = None, scheduler_address: str | None = None,
         raise CampaignError(f"--workers must be >= 1, not {n}")
     # No dashboard; the scheduler's HTTP server (health, metrics) on a free port, not 8787
     # (another cluster may hold it: Dask would then warn on stderr).
+    # Its workers drop the heartbeat traceback of distributed's shutdown race (quiet.py).
+    from batsim_py.campaign.quiet import QuietHeartbeat
+
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                            dashboard_address=None, silence_logs=logging.ERROR,
-                           scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                           scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                           plugins=(QuietHeartbeat(),))
     own = Client(cluster)
     try:
         yield own
