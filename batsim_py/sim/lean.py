@@ -101,7 +101,10 @@ def why_not(sim: Simulation) -> str | None:
         return "a decision process bound to the simulation (EDC, Flux)"
     for w in sim.workloads:
         profiles = sim.profiles_of[w.name]
-        for name in sorted({job.profile for job in w.jobs}):
+        names = {job.profile for job in w.jobs}
+        if all(type(profiles.get(name)) is DelayProfile for name in names):
+            continue  # (the usual case: no walk, and no sort of the names to say which)
+        for name in sorted(names):
             reason = _not_delays(name, profiles)
             if reason is not None:
                 return f"profile '{name}' of workload {w.name}: {reason}"
@@ -536,10 +539,7 @@ class Lean:
             return False
         spawns = sim._spawns
         for decision in decisions:
-            if type(decision) is ExecuteJob:  # (what on_decision would call)
-                sim.execute_job(cast(ExecuteJob, decision))
-            else:
-                sim.on_decision(("DECISION", decision))
+            sim.apply_decision(decision)
             if spawns:
                 _, run = spawns[0]
                 spawns.clear()
