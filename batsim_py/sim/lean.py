@@ -70,9 +70,10 @@ log = logging.getLogger(__name__)
 #: Environment switch: "0" forces the full engine for `--timing ideal` too (tests compare).
 SWITCH: Final = "BATSIM_PY_LEAN"
 
-# (Compared by content, never by identity: mypyc boxes a Final tuple anew at each use.)
-_GET: Final = (GET,)
-_READY: Final = ("SCHED_READY",)
+# (Compared by content, never by identity. Typed as variable-length tuples so that mypyc keeps
+# one boxed object: a fixed-length Final tuple is boxed anew, a tuple allocated, at each use.)
+_GET: Final[tuple[int, ...]] = (GET,)
+_READY: Final[tuple[str, ...]] = ("SCHED_READY",)
 
 
 def why_not(sim: Simulation) -> str | None:

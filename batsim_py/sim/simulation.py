@@ -1396,7 +1396,7 @@ def _execute_where(decision: d.ExecuteJob, now: float) -> str:
 
 
 _SCHED_READY = ("SCHED_READY",)
-_GET: Final = (GET,)
+_GET: Final[tuple[int, ...]] = (GET,)  # (variable-length: one boxed tuple, see lean._GET)
 
 
 def _ignore(msg: tuple) -> None:
