@@ -74,6 +74,11 @@ SWITCH: Final = "BATSIM_PY_LEAN"
 # one boxed object: a fixed-length Final tuple is boxed anew, a tuple allocated, at each use.)
 _GET: Final[tuple[int, ...]] = (GET,)
 _READY: Final[tuple[str, ...]] = ("SCHED_READY",)
+# Names from interpreted modules read per job, as Final aliases: compiled, a C static each
+# instead of a look-up in this module's dict at every use.
+_DELAY: Final = DelayProfile
+_SET_JOB_METADATA: Final = SetJobMetadata
+_heappop: Final = heappop
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -434,7 +439,7 @@ class Lean:
         """The actor a server handling asked for: a job's executor, or a generator's."""
         if request is None:
             assert run is not None
-            if type(run.profile) is DelayProfile:
+            if type(run.profile) is _DELAY:
                 child: LeanActor = Job(run, run.host)
             else:  # composed of delays (why_not): the full engine's executor, as it is
                 child = Gen(job_process(self.sim, run), run.job.id, run.host)
@@ -452,8 +457,8 @@ class Lean:
         paje = sim.paje
         if paje is not None:
             paje.job_starts(run.job.id, run.alloc, now)
-        profile = run.profile
-        assert isinstance(profile, DelayProfile)  # (why_not: delay profiles only)
+        profile: Any = run.profile
+        assert type(profile) is _DELAY  # (why_not: delay profiles only)
         run.frames.append([profile, now])
         delay = profile.delay
         walltime = run.job.walltime
@@ -517,7 +522,7 @@ class Lean:
                         quiet = False
                         break
                     profile = run.profile
-                    if type(profile) is not DelayProfile:
+                    if type(profile) is not _DELAY:
                         quiet = False
                         break
                     walltime = run.job.walltime
@@ -527,7 +532,7 @@ class Lean:
                     if not delay > WINDOW:
                         quiet = False
                         break
-                elif kind is not RejectJob and kind is not SetJobMetadata:
+                elif kind is not RejectJob and kind is not _SET_JOB_METADATA:
                     quiet = False
                     break
         if not quiet:  # the rounds run the requests (`Simulation.reply_requests`)
@@ -722,7 +727,7 @@ class Lean:
         now = engine.now
         if not (delta >= 0.0 and delta < INF and now + delta < INF):
             return engine._step()  # (its checks and errors)
-        heappop(heap)
+        _heappop(heap)
         engine.advance(delta)  # (the clock and the step record, as _step keeps them)
         engine._idle = 0
         actor = s.actor

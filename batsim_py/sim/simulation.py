@@ -590,7 +590,7 @@ class Simulation:
             kind = type(decision)
             if kind is ExecuteJob:
                 run = runs.get(cast(ExecuteJob, decision).job_id)
-                if (run is None or type(run.profile) is not DelayProfile
+                if (run is None or type(run.profile) is not _DELAY
                         or cast(ExecuteJob, decision).additional_io_job is not None):
                     quiet = False
                     break
@@ -600,7 +600,7 @@ class Simulation:
                     delay = walltime
                 if delay < shortest:
                     shortest = delay
-            elif kind is not RejectJob and kind is not SetJobMetadata:
+            elif kind is not RejectJob and kind is not _SET_JOB_METADATA:
                 quiet = False
                 break
             timestamp = decision.timestamp
@@ -692,7 +692,7 @@ class Simulation:
 
     def ask(self, now: float, events: list[Any]) -> d.Reply:
         """The decision process's reply to one batch (its time counted, its failure named)."""
-        t0 = perf_counter()
+        t0 = _perf_counter()
         try:
             decision = self.decision
             if type(decision) is InProcess:  # (compiled with this module: a native call)
@@ -712,8 +712,8 @@ class Simulation:
                 f"{at}"
             ) from exc
         finally:
-            self.scheduling_time += perf_counter() - t0
-        if reply.decisions and type(events[-1]) is SimulationEnds:
+            self.scheduling_time += _perf_counter() - t0
+        if reply.decisions and type(events[-1]) is _SIMULATION_ENDS:
             self.decided_after_end = True
         return reply
 
@@ -972,7 +972,7 @@ class Simulation:
             n = len(alloc)
             lo, hi = (alloc[0], alloc[-1] + 1) if n else (0, -1)
         if not (n and 0 <= lo and hi <= nb and hi - lo == n
-                and self.machine_states.state.count(IDLE, lo, hi) == n):
+                and self.machine_states.state.count(_IDLE, lo, hi) == n):
             if not n:
                 raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
             # Not a block of idle machines (the usual case, where nothing runs): check each.
@@ -1317,7 +1317,7 @@ class Simulation:
         job = run.job
         self._to_forget.append(job.id)
         self.job_records.append(
-            jobs_csv.JobRecord(
+            _JOB_RECORD(
                 job, run.state, run.starting_time, run.end_time, run.alloc,
                 run.energy if self.energy_trace is not None else None, run.metadata,
             )
@@ -1396,7 +1396,15 @@ def _execute_where(decision: d.ExecuteJob, now: float) -> str:
 
 
 _SCHED_READY = ("SCHED_READY",)
-_GET: Final[tuple[int, ...]] = (GET,)  # (variable-length: one boxed tuple, see lean._GET)
+_GET: Final[tuple[int, ...]] = (GET,)
+# Names from interpreted modules read on the per-job path, as Final aliases: compiled, each is a
+# C static instead of a look-up in this module's dict at every use (about 130 instructions).
+_perf_counter: Final = perf_counter
+_SIMULATION_ENDS: Final = SimulationEnds
+_IDLE: Final = IDLE
+_JOB_RECORD: Final = jobs_csv.JobRecord
+_DELAY: Final = DelayProfile
+_SET_JOB_METADATA: Final = SetJobMetadata  # (variable-length: one boxed tuple, see lean._GET)
 
 
 def _ignore(msg: tuple) -> None:
