@@ -283,7 +283,11 @@ static PyObject *str_job, *str_final_state, *str_starting_time, *str_alloc, *str
     *str_metadata, *str_name, *str_workload, *str_profile, *str_subtime, *str_res,
     *str_walltime, *str_id, *str_end_time;
 
+/* The int attribute `name` of range `r`; *err set (and an exception) when it cannot be read
+ * as a long long, or was set already (then nothing is asked: one can chain the calls). */
 static int64_t range_attr(PyObject *r, PyObject *name, int *err) {
+    if (*err)
+        return 0;
     PyObject *v = PyObject_GetAttr(r, name);
     if (v == NULL) {
         *err = 1;
@@ -1116,14 +1120,13 @@ static int unit_range(PyObject *alloc, long long *lo, long long *hi) {
         return small_int(r->step, &step) && step == 1 && small_int(r->start, lo)
                && small_int(r->stop, hi);
     }
-    PyObject *v[3] = {PyObject_GetAttr(alloc, str_start), PyObject_GetAttr(alloc, str_stop),
-                      PyObject_GetAttr(alloc, str_step)};
-    int ok = v[0] && v[1] && v[2] && small_int(v[2], &step) && step == 1
-             && small_int(v[0], lo) && small_int(v[1], hi);
-    for (int i = 0; i < 3; i++)
-        Py_XDECREF(v[i]);
-    PyErr_Clear();
-    return ok;
+    int err = 0;
+    step = range_attr(alloc, str_step, &err);
+    *lo = range_attr(alloc, str_start, &err);
+    *hi = range_attr(alloc, str_stop, &err);
+    if (err)
+        PyErr_Clear();
+    return !err && step == 1;
 }
 
 static int check_range_fields(void) {
@@ -1141,6 +1144,30 @@ static int check_range_fields(void) {
                       && a == 3 && b == 11 && c == 2 && n == 4;
     Py_DECREF(r);
     return 0;
+}
+
+/* What the two recorders below (StateLog, JobLog) begin with: their tp_new and tp_call
+ * (recorder_new, recorder_tp_call) read only this. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;  /* NULL until tp_init */
+} Recorder;
+
+/* (an object not yet initialised has no containers: it hands every call to its fallback,
+ * which is NULL then: refused) */
+static PyObject *recorder_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    Recorder *self = (Recorder *)type->tp_alloc(type, 0);
+    if (self != NULL)
+        self->vectorcall = NULL;
+    return (PyObject *)self;
+}
+
+static PyObject *recorder_tp_call(PyObject *self, PyObject *args, PyObject *kwds) {
+    if (((Recorder *)self)->vectorcall == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "recorder not initialised");
+        return NULL;
+    }
+    return PyVectorcall_Call(self, args, kwds);
 }
 
 /* StateLog(state, from, to, append_date, log, end, fallback): called (alloc, now), sets the
@@ -1233,26 +1260,8 @@ static void statelog_dealloc(StateLog *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* (an object not yet initialised has no containers: it hands every call to its fallback,
- * which is NULL then: refused) */
-static PyObject *statelog_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    StateLog *self = (StateLog *)type->tp_alloc(type, 0);
-    if (self != NULL)
-        self->vectorcall = NULL;
-    return (PyObject *)self;
-}
-
-static PyObject *recorder_not_ready(PyObject *self, PyObject *const *args, size_t nargsf,
-                                    PyObject *kwnames) {
-    PyErr_SetString(PyExc_RuntimeError, "recorder not initialised");
-    return NULL;
-}
-
-static PyObject *statelog_tp_call(PyObject *self, PyObject *args, PyObject *kwds) {
-    if (((StateLog *)self)->vectorcall == NULL)
-        return recorder_not_ready(self, NULL, 0, NULL);
-    return PyVectorcall_Call(self, args, kwds);
-}
+_Static_assert(offsetof(StateLog, vectorcall) == offsetof(Recorder, vectorcall),
+               "StateLog begins as a Recorder");
 
 static PyMemberDef statelog_members[] = {
     {"active", T_INT, offsetof(StateLog, active), 0,
@@ -1267,13 +1276,13 @@ static PyTypeObject StateLogType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "A machine-state log's job start or end (sim/machines.py), called (alloc, now)",
     .tp_vectorcall_offset = offsetof(StateLog, vectorcall),
-    .tp_call = statelog_tp_call,
+    .tp_call = recorder_tp_call,
     .tp_traverse = (traverseproc)statelog_traverse,
     .tp_clear = (inquiry)statelog_clear,
     .tp_dealloc = (destructor)statelog_dealloc,
     .tp_members = statelog_members,
     .tp_init = (initproc)statelog_init,
-    .tp_new = statelog_new,
+    .tp_new = recorder_new,
 };
 
 /* JobLog(end, ordinal, job_ids, allocs, append_time, append_kind, append_job, fallback): the
@@ -1400,18 +1409,8 @@ static void joblog_dealloc(JobLog *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *joblog_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    JobLog *self = (JobLog *)type->tp_alloc(type, 0);
-    if (self != NULL)
-        self->vectorcall = NULL;
-    return (PyObject *)self;
-}
-
-static PyObject *joblog_tp_call(PyObject *self, PyObject *args, PyObject *kwds) {
-    if (((JobLog *)self)->vectorcall == NULL)
-        return recorder_not_ready(self, NULL, 0, NULL);
-    return PyVectorcall_Call(self, args, kwds);
-}
+_Static_assert(offsetof(JobLog, vectorcall) == offsetof(Recorder, vectorcall),
+               "JobLog begins as a Recorder");
 
 static PyMemberDef joblog_members[] = {
     {"active", T_INT, offsetof(JobLog, active), 0,
@@ -1426,13 +1425,13 @@ static PyTypeObject JobLogType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "The Pajé recorder's job start or end (output/paje.py)",
     .tp_vectorcall_offset = offsetof(JobLog, vectorcall),
-    .tp_call = joblog_tp_call,
+    .tp_call = recorder_tp_call,
     .tp_traverse = (traverseproc)joblog_traverse,
     .tp_clear = (inquiry)joblog_clear,
     .tp_dealloc = (destructor)joblog_dealloc,
     .tp_members = joblog_members,
     .tp_init = (initproc)joblog_init,
-    .tp_new = joblog_new,
+    .tp_new = recorder_new,
 };
 
 /* ------------------------------------------------------------------ jobs.csv */

@@ -585,25 +585,18 @@ static inline Entry *table_slot(Table *t, const unsigned char *s, Py_ssize_t n, 
     }
 }
 
-/* Keep `obj` (a new reference, stolen) for key s[0:n] in the empty entry `e`. */
-static int table_put(Table *t, Entry *e, const unsigned char *s, Py_ssize_t n, uint64_t h,
-                     PyObject *obj) {
-    e->hash = h;
-    e->n = n;
-    memcpy(e->key, s, (size_t)n);
-    e->obj = obj;
-    if (++t->used * 2 <= t->mask)
-        return 0;
+/* Double the table (its entries moved to their new places); -1 and MemoryError, the table
+ * unchanged, when it cannot. */
+static int table_grow(Table *t) {
     size_t old_mask = t->mask;
     Entry *old = t->entries;
-    t->mask = old_mask * 2 + 1;
-    t->entries = PyMem_Malloc(sizeof(Entry) * (t->mask + 1));
-    if (t->entries == NULL) {
-        t->entries = old;
-        t->mask = old_mask;
+    Entry *entries = PyMem_Malloc(sizeof(Entry) * (old_mask * 2 + 2));
+    if (entries == NULL) {
         PyErr_NoMemory();
         return -1;
     }
+    t->entries = entries;
+    t->mask = old_mask * 2 + 1;
     for (size_t i = 0; i <= t->mask; i++)
         t->entries[i].n = -1;
     for (size_t i = 0; i <= old_mask; i++) {
@@ -614,6 +607,65 @@ static int table_put(Table *t, Entry *e, const unsigned char *s, Py_ssize_t n, u
     }
     PyMem_Free(old);
     return 0;
+}
+
+/* Makes the object of key s[0:n]: a new reference, or NULL with an exception set. */
+typedef PyObject *(*MakeFn)(const unsigned char *s, Py_ssize_t n, void *ctx);
+
+/* The one object of key s[0:n] (n <= INLINE), borrowed (the table owns it): the one kept, or
+ * else the one make(s, n, ctx) returns, kept from then on; NULL with an exception set.
+ * The table grows *before* anything is made, so that on any failure the table holds nothing
+ * new and the caller has nothing to release: the object is never owned twice (a growth that
+ * failed after the object was put used to be released by the caller and again by table_free). */
+static PyObject *table_keep(Table *t, const unsigned char *s, Py_ssize_t n, MakeFn make,
+                            void *ctx) {
+    uint64_t h = hash_bytes(s, n);
+    Entry *e = table_slot(t, s, n, h);
+    if (e->n >= 0)
+        return e->obj;
+    if ((t->used + 1) * 2 > t->mask) { /* (at most half full: probes stay short) */
+        if (table_grow(t) < 0)
+            return NULL;
+        e = table_slot(t, s, n, h);
+    }
+    PyObject *obj = make(s, n, ctx);
+    if (obj == NULL)
+        return NULL;
+    e->hash = h;
+    e->n = n;
+    memcpy(e->key, s, (size_t)n);
+    e->obj = obj;
+    t->used++;
+    return obj;
+}
+
+/* The makers of table_keep's three tables: a float from a double's bytes, an int from a long
+ * long's bytes, an interned name from its bytes (also added to the set `ctx`, the profiles
+ * used). */
+static PyObject *make_float(const unsigned char *s, Py_ssize_t n, void *ctx) {
+    double v;
+    (void)n, (void)ctx;
+    memcpy(&v, s, 8);
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *make_int(const unsigned char *s, Py_ssize_t n, void *ctx) {
+    long long v;
+    (void)n, (void)ctx;
+    memcpy(&v, s, 8);
+    return PyLong_FromLongLong(v);
+}
+
+static PyObject *make_name(const unsigned char *s, Py_ssize_t n, void *used) {
+    PyObject *v = PyUnicode_FromStringAndSize((const char *)s, n);
+    if (v == NULL)
+        return NULL;
+    PyUnicode_InternInPlace(&v);
+    if (PySet_Add((PyObject *)used, v) < 0) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
 }
 
 /* ------------------------------------------------------------------ scan_jobs */
@@ -1042,20 +1094,12 @@ static PyObject *scan_jobs(PyObject *self, PyObject *args) {
                     ok = 0;
                     break;
                 }
-                {  /* one float per distinct walltime */
+                {  /* one float per distinct walltime (borrowed: the table keeps it) */
                     unsigned char bits[8];
                     memcpy(bits, &v, 8);
-                    uint64_t h = hash_bytes(bits, 8);
-                    Entry *e = table_slot(&wtab, bits, 8, h);
-                    if (e->n < 0) {
-                        PyObject *f = PyFloat_FromDouble(v);
-                        if (f == NULL || table_put(&wtab, e, bits, 8, h, f) < 0) {
-                            Py_XDECREF(f);
-                            goto job_failed;
-                        }
-                        e = table_slot(&wtab, bits, 8, h);
-                    }
-                    wall = e->obj;
+                    wall = table_keep(&wtab, bits, 8, make_float, NULL);
+                    if (wall == NULL)
+                        goto job_failed;
                 }
                 break;
             }
@@ -1074,17 +1118,9 @@ static PyObject *scan_jobs(PyObject *self, PyObject *args) {
                     }
                     unsigned char bits[8];  /* one int per distinct size above 256 */
                     memcpy(bits, &r, 8);
-                    uint64_t h = hash_bytes(bits, 8);
-                    Entry *e = table_slot(&stab, bits, 8, h);
-                    if (e->n < 0) {
-                        PyObject *v = PyLong_FromLongLong(r);
-                        if (v == NULL || table_put(&stab, e, bits, 8, h, v) < 0) {
-                            Py_XDECREF(v);
-                            goto job_failed;
-                        }
-                        e = table_slot(&stab, bits, 8, h);
-                    }
-                    res = e->obj;
+                    res = table_keep(&stab, bits, 8, make_int, NULL);
+                    if (res == NULL)
+                        goto job_failed;
                     Py_INCREF(res);
                 }
                 break;
@@ -1098,23 +1134,11 @@ static PyObject *scan_jobs(PyObject *self, PyObject *args) {
                         goto job_failed;
                     break;
                 }
-                {  /* one interned name per distinct profile, found from its bytes */
-                    uint64_t h = hash_bytes(t->s, t->n);
-                    Entry *e = table_slot(&ptab, t->s, t->n, h);
-                    if (e->n < 0) {
-                        PyObject *v = PyUnicode_FromStringAndSize((const char *)t->s, t->n);
-                        if (v != NULL)
-                            PyUnicode_InternInPlace(&v);
-                        if (v == NULL || PySet_Add(used, v) < 0
-                            || table_put(&ptab, e, t->s, t->n, h, v) < 0) {
-                            Py_XDECREF(v);
-                            goto job_failed;
-                        }
-                        e = table_slot(&ptab, t->s, t->n, h);
-                    }
-                    profile = e->obj;
-                    Py_INCREF(profile);
-                }
+                /* one interned name per distinct profile, found from its bytes */
+                profile = table_keep(&ptab, t->s, t->n, make_name, used);
+                if (profile == NULL)
+                    goto job_failed;
+                Py_INCREF(profile);
                 break;
             }
         }
