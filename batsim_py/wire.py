@@ -14,9 +14,17 @@ from typing import Any, Final
 
 from batsim_py.rapidjson_number import rapidjson_double
 
-# The last time converted, and its wire value (events come in bursts). (Final: compiled, a
-# C static rather than a look-up in the module's dict at every call; its items change.)
-_last: Final = [1.0, 1.0]
+
+class _Memo:
+    """The last time converted (a double) and its wire value (the float object returned): events
+    come in bursts. (Compiled: read natively, and the value boxed once, not at each return.)"""
+
+    def __init__(self) -> None:
+        self.t = 1.0
+        self.value: Any = 1.0
+
+
+_last: Final = _Memo()  # (Final: compiled, a C static rather than a module look-up per call)
 _LIMIT: Final = 1125899906842624.0  # 2^50: |t x 1e6| below it, round6's integers are exact
 _ULP: Final = 2.220446049250313e-16  # 2^-52: t x 1e6 is within |y| x ULP / 2 of its value
 # Below it in magnitude, a double with at most 6 decimals reads back as itself (`read_back`):
@@ -39,11 +47,11 @@ def wire_time(t: Any) -> Any:
         return round(t, 6)
     x: float = t
     last = _last
-    if x == last[0] and x:
-        return last[1]
-    value = round6(x)
-    last[0] = x
-    last[1] = value
+    if x == last.t and x:
+        return last.value
+    value: Any = round6(x)
+    last.t = x
+    last.value = value
     return value
 
 
