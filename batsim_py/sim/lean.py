@@ -79,6 +79,8 @@ _READY: Final[tuple[str, ...]] = ("SCHED_READY",)
 _DELAY: Final = DelayProfile
 _SET_JOB_METADATA: Final = SetJobMetadata
 _heappop: Final = heappop
+# What a request-reply actor holds once its events were handed over (never appended to).
+_NO_EVENTS: Final[list[Any]] = []
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -284,7 +286,7 @@ class Reply(LeanActor):
         requests = self.requests
         if requests is None:
             made = k.sim.request_reply(self.now, self.events)
-            self.events = []
+            self.events = _NO_EVENTS  # (handed over)
             if not isinstance(made, list):  # a generator from now on
                 self.gen = made
                 self.send = made.send
@@ -415,6 +417,9 @@ class Lean:
         self.quiet_wakes = 0  # messages handed over at once after a step (quiet_wake)
         self.quick_steps = 0  # steps that woke one sleeper, taken by `step`
         self.cost = sim.master_cost  # every message is free and instant in ideal timing
+        # The request-reply actor of the last reply applied quietly: dropped by then, it is
+        # reused by the next call (one actor less to make and free per scheduler call).
+        self.spare: Reply | None = None
         self.handlers: dict[str, Callable[[tuple], None]] = {
             "HELLO": _ignore,
             "BYE": sim.on_submitter_bye,
@@ -433,7 +438,15 @@ class Lean:
     def call(self) -> Reply:
         """Hand the pending events over: the request-reply actor (`call_scheduler`)."""
         sim = self.sim
-        return Reply(self.engine.now, sim.take_events())
+        events = sim.take_events()
+        spare = self.spare
+        if spare is not None:
+            self.spare = None
+            spare.now = self.engine.now
+            spare.events = events
+            spare.dead = False
+            return spare
+        return Reply(self.engine.now, events)
 
     def child(self, request: Any, run: JobRun | None) -> LeanActor:
         """The actor a server handling asked for: a job's executor, or a generator's."""
@@ -484,6 +497,7 @@ class Lean:
             return False
         if self.quiet_reply(reply, server):
             self.quiet_replies += 1
+            self.spare = reply  # (dead, and dropped from the round by the caller)
             return True
         return False
 
@@ -505,7 +519,7 @@ class Lean:
         sim = self.sim
         engine = self.engine
         answer = sim.ask(reply.now, reply.events)
-        reply.events = []
+        reply.events = _NO_EVENTS  # (its events are the scheduler's now)
         clock = engine.now
         decisions = answer.decisions
         quiet = answer.now <= clock
