@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance.cases import case_json, case_run_spec
 from kernel_pair import assert_same, run_with
 
 from batsim_py.decision import decisions as d
@@ -62,14 +63,7 @@ def _case_spec(case: str, timing: str = "ideal", *, with_energy: bool = False
                ) -> tuple[RunSpec, dict]:
     """A reference case's run in `timing` (its `--energy` only `with_energy`: the lean tests
     compare energy-less runs), and its case.json (tests/sim/test_quiet_shortcuts.py too)."""
-    folder = REFERENCE / case
-    spec = json.loads((folder / "case.json").read_text())
-    args = spec["batsim_args"]
-    return RunSpec(str(folder / spec["platform"]), [str(folder / w) for w in spec["workloads"]],
-                   Options(timing=timing, energy=with_energy and "--energy" in args,
-                           forward_profiles_on_submission="--forward-profiles-on-submission"
-                           in args),
-                   mmax_workload="--mmax-workload" in args), spec
+    return case_run_spec(case, timing=timing, energy=with_energy), case_json(case)
 
 
 @pytest.mark.parametrize("case", IN_PROCESS)
