@@ -66,9 +66,11 @@ def reference_args(case: str) -> tuple[str, list[str]]:
     return spec["scheduler"]["name"], args + spec["batsim_args"]
 
 
-FAST = ["a_delays_fcfs_small", "b_delays_easy_small", "c4_sequence_delay_fcfs_small",
-        "b4_hpc250_easy_nonet128", "c1_mixed_profiles_easy_small",
-        "d2_energy_easy_nonet128", "d5_energy_ptask_clusterenergy128_easy"]
+# (b_delays_easy_small, c1_mixed_profiles_easy_small, d5_energy_ptask_clusterenergy128_easy:
+# run over ZeroMQ and checked against Batsim's outputs by test_pybatsim_inprocess.py's
+# test_same_outputs_as_over_zeromq, which also runs them in-process)
+FAST = ["a_delays_fcfs_small", "c4_sequence_delay_fcfs_small", "b4_hpc250_easy_nonet128",
+        "d2_energy_easy_nonet128"]
 SLOW = ["a2_paper800_fcfs_cluster32", "b2_paper800_easy_cluster32",
         "b3_paper800_easysjf_cluster32", "f_10k_easy_cluster128_quiet"]
 
