@@ -13,14 +13,22 @@ CPU; the Pajé trace of a million such jobs is 13.4 GB), and the time in the sch
 measured in one more, untimed run whose exchanges are recorded, then replayed into a fresh
 scheduler (benchmarks/common.py, `scheduler_cpu`; it doubles the benchmark's time).
 
+Linearity (issue 20's "linear"): unless `--no-linear`, the same benchmark then runs on
+LINEAR_JOBS (50,000) jobs of the same generator, on the same 1,024 hosts, in a fresh process,
+and the ratio of the CPU times is printed beside its linear value (jobs / LINEAR_JOBS: 20 for
+the million).
+
     python benchmarks/bench_million.py [--jobs 1000000] [--timing batsim|ideal] [--sched-cpu]
+                                       [--no-linear]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from common import scheduler_cpu  # noqa: E402 - benchmarks/common.py
 from yardstick import Yardstick  # noqa: E402 - benchmarks/yardstick.py
+
+LINEAR_JOBS = 50_000  # the smaller run of the same generator the linearity is measured on
 
 
 def _timed(module, name: str) -> list[float]:  # noqa: ANN001
@@ -57,6 +67,8 @@ def main() -> int:
     parser.add_argument("--scheduler", default="easy")
     parser.add_argument("--sched-cpu", action="store_true",
                         help="also measure the scheduler's CPU time (one more run)")
+    parser.add_argument("--no-linear", action="store_true",
+                        help=f"skip the run on {LINEAR_JOBS:,} jobs (the linearity ratio)")
     args = parser.parse_args()
 
     from batsim_py import run as run_module
@@ -118,7 +130,25 @@ def main() -> int:
     from batsim_py.native import kernel_label
 
     print(kernel_label())
+    if not args.no_linear and args.jobs != LINEAR_JOBS:
+        _linearity(args, cpu)
     return 0
+
+
+def _linearity(args: argparse.Namespace, cpu: float) -> None:
+    """This benchmark on LINEAR_JOBS jobs of the same generator (a fresh process: its own
+    imports and peak), and the ratio of the CPU times against the ratio of the job counts."""
+    small = subprocess.run(
+        [sys.executable, __file__, "--jobs", str(LINEAR_JOBS), "--timing", args.timing,
+         "--scheduler", args.scheduler, "--no-linear"],
+        capture_output=True, text=True, check=True).stdout
+    found = re.search(r"cpu ([0-9.]+) s", small)
+    if found is None:
+        raise SystemExit(f"no cpu time in the {LINEAR_JOBS}-job run's output:\n{small}")
+    small_cpu = float(found.group(1))
+    print(f"linearity: {args.jobs:,} jobs cpu {cpu:.1f} s / {LINEAR_JOBS:,} jobs of the same "
+          f"generator cpu {small_cpu:.2f} s = {cpu / small_cpu:.1f} "
+          f"(linear: {args.jobs / LINEAR_JOBS:g})")
 
 
 if __name__ == "__main__":

@@ -20,9 +20,11 @@
 #include <stdint.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-#define API_VERSION 5 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 6 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -30,10 +32,15 @@ typedef struct {
     char *data;
     Py_ssize_t len;
     Py_ssize_t cap;
+    int aligned;  /* data is page-aligned (posix_memalign, free): written with O_DIRECT */
 } Buf;
+
+#define ALIGN 4096  /* address, offset and size alignment of a direct write (any block size
+                     * up to a page) */
 
 static int buf_init(Buf *b, Py_ssize_t cap) {
     b->len = 0;
+    b->aligned = 0;
     b->cap = cap < 256 ? 256 : cap;
     b->data = PyMem_Malloc((size_t)b->cap);
     if (b->data == NULL) {
@@ -43,8 +50,26 @@ static int buf_init(Buf *b, Py_ssize_t cap) {
     return 0;
 }
 
+/* A buffer whose data starts on a page boundary, and stays there as it grows. */
+static int buf_init_aligned(Buf *b, Py_ssize_t cap) {
+    void *data = NULL;
+    b->len = 0;
+    b->aligned = 1;
+    b->cap = cap < ALIGN ? ALIGN : cap;
+    if (posix_memalign(&data, ALIGN, (size_t)b->cap) != 0) {
+        b->data = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    return 0;
+}
+
 static void buf_free(Buf *b) {
-    PyMem_Free(b->data);
+    if (b->aligned)
+        free(b->data);
+    else
+        PyMem_Free(b->data);
     b->data = NULL;
 }
 
@@ -55,7 +80,17 @@ static int buf_reserve(Buf *b, Py_ssize_t n) {
     Py_ssize_t cap = b->cap;
     while (b->len + n > cap)
         cap *= 2;
-    char *data = PyMem_Realloc(b->data, (size_t)cap);
+    char *data;
+    if (b->aligned) {
+        void *moved = NULL;
+        data = posix_memalign(&moved, ALIGN, (size_t)cap) == 0 ? moved : NULL;
+        if (data != NULL) {
+            memcpy(data, b->data, (size_t)b->len);
+            free(b->data);
+        }
+    } else {
+        data = PyMem_Realloc(b->data, (size_t)cap);
+    }
     if (data == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -376,10 +411,13 @@ typedef struct {
     Buf line;               /* a record's line head and value (`record`) */
     Buf out;                /* the block `write` formats before writing it */
     int busy;               /* `write` is running (the GIL is released while it writes) */
+    int no_direct;          /* a direct write was refused: `write` writes through the cache */
+    long long direct_bytes; /* bytes written by direct writes so far */
 } TraceEvents;
 
 #define NUMTAB_MAX (1 << 20)  /* machines with a table of numbers (8 MB at most) */
 #define WRITE_BLOCK (1 << 20) /* bytes formatted before each write(2) */
+#define DIRECT_BLOCK (8 << 20) /* bytes formatted before each direct write(2) */
 
 static void trace_dealloc(TraceEvents *self) {
     Py_XDECREF(self->ids);
@@ -394,7 +432,7 @@ static void trace_dealloc(TraceEvents *self) {
     PyMem_Free(self->numtab);
     PyMem_Free(self->numlen);
     PyMem_Free(self->line.data);
-    PyMem_Free(self->out.data);
+    buf_free(&self->out);
     if (self->others != NULL) {
         for (int64_t m = 0; m < self->n; m++)
             PyMem_Free(self->others[m].items);
@@ -853,17 +891,97 @@ static int write_all(int fd, const char *p, Py_ssize_t n) {
     return 0;
 }
 
-/* write(fd, lo, limit) -> (next, written): the lines of the records from `lo` on, written to
- * the file descriptor `fd` (at its offset) by blocks of about WRITE_BLOCK bytes (or `limit`
- * if smaller) formatted in
- * one buffer kept from call to call (no bytes object, no copy through Python), stopping after
- * the block that brings the bytes written by this call to `limit` or more; the first record
- * not written and the bytes written.  A failed write raises OSError (the file then holds part
- * of the lines: the caller discards it). */
+/* The bytes of `b` from `*start` on (counted in *written), to the file descriptor `fd`,
+ * whose offset is that of `b`'s byte `*start` (b's first byte is at a page boundary of the
+ * file, the bytes before `*start` are in it; 0 on return): the end of the file's partial page
+ * through the cache, then the whole pages with O_DIRECT (each at an offset and an address
+ * that are multiples of ALIGN, `b` being page-aligned), straight from `b` to the disk,
+ * without a copy into the page cache; the rest (a partial page) is moved to the start of `b`
+ * (the next page of the file) and left there: the caller writes it later. `*flags` is the
+ * descriptor's status flags, O_DIRECT added the first time (the caller restores them).  A
+ * file system that refuses O_DIRECT (EINVAL: tmpfs on older kernels, some FUSE ones) gets
+ * the same bytes through the cache, from then on (self->no_direct).  0, or -1 with OSError
+ * set. */
+static int direct_flush(TraceEvents *self, int fd, Buf *b, Py_ssize_t *start, int *flags,
+                        long long *written) {
+    Py_ssize_t end = b->len - b->len % ALIGN, from = *start;
+    if (end == 0)
+        return 0;
+    if (from > 0) {  /* (the end of the file's partial page: through the cache) */
+        if (write_all(fd, b->data + from, ALIGN - from) < 0)
+            return -1;
+        *written += ALIGN - from;
+        from = ALIGN;
+    }
+    *start = 0;
+    const char *p = b->data + from;
+    Py_ssize_t n = end - from;
+    if (n > 0 && !self->no_direct && !(*flags & O_DIRECT)) {
+        if (fcntl(fd, F_SETFL, *flags | O_DIRECT) == 0)
+            *flags |= O_DIRECT;
+        else
+            self->no_direct = 1;
+    }
+    while (n > 0 && (*flags & O_DIRECT)) {
+        Py_ssize_t w;
+        int err;
+        Py_BEGIN_ALLOW_THREADS
+        w = write(fd, p, (size_t)(n < (1 << 30) ? n : (1 << 30)));
+        err = errno;
+        Py_END_ALLOW_THREADS
+        if (w < 0 && err == EINTR) {
+            if (PyErr_CheckSignals() < 0)
+                return -1;
+            continue;
+        }
+        if (w < 0 && err != EINVAL) {
+            errno = err;
+            PyErr_SetFromErrno(PyExc_OSError);
+            return -1;
+        }
+        if (w > 0) {
+            p += w;
+            n -= w;
+            *written += w;
+            self->direct_bytes += w;
+        }
+        if (w <= 0 || w % ALIGN) {  /* refused, or a partial page: the rest through the cache */
+            if (fcntl(fd, F_SETFL, *flags & ~O_DIRECT) != 0) {
+                PyErr_SetFromErrno(PyExc_OSError);
+                return -1;
+            }
+            *flags &= ~O_DIRECT;
+            if (w < 0)
+                self->no_direct = 1;
+        }
+    }
+    if (n > 0) {
+        if (write_all(fd, p, n) < 0)
+            return -1;
+        *written += n;
+    }
+    memmove(b->data, b->data + end, (size_t)(b->len - end));
+    b->len -= end;
+    return 0;
+}
+
+/* write(fd, lo, limit[, direct]) -> (next, written): the lines of the records from `lo` on,
+ * written to the file descriptor `fd` (at its offset) by blocks of about WRITE_BLOCK bytes
+ * (or `limit` if smaller) formatted in one buffer kept from call to call (no bytes object, no
+ * copy through Python), stopping after the block that brings the bytes written by this call
+ * to `limit` or more; the first record not written and the bytes written.  A failed write
+ * raises OSError (the file then holds part of the lines: the caller discards it).
+ *
+ * With `direct` (a file of gigabytes: output/paje.py), blocks of DIRECT_BLOCK bytes go to the
+ * disk by direct writes (`direct_flush`): the kernel's copy of every byte into the page
+ * cache is most of the CPU a 13 GB trace costs (0.5 s a GB here, against 0.05 s direct).
+ * The bytes before the first page boundary and after the last one go through the cache, so
+ * the file is complete up to the offset returned at every return, and the descriptor's flags
+ * are what they were. */
 static PyObject *trace_write(TraceEvents *self, PyObject *args) {
-    int fd;
+    int fd, direct = 0;
     Py_ssize_t lo, limit;
-    if (!PyArg_ParseTuple(args, "inn", &fd, &lo, &limit))
+    if (!PyArg_ParseTuple(args, "inn|p", &fd, &lo, &limit, &direct))
         return NULL;
     Py_buffer tv, kv, jv;
     Py_ssize_t count = records_open(self, lo, &tv, &kv, &jv);
@@ -874,11 +992,32 @@ static PyObject *trace_write(TraceEvents *self, PyObject *args) {
     const signed char *kinds = kv.buf;
     const int64_t *jobs = jv.buf;
     Buf *b = &self->out;
-    if (b->data == NULL && buf_init(b, WRITE_BLOCK + 65536) < 0)
+    Py_ssize_t from = 0;  /* (direct) b's bytes before it are in the file already */
+    int flags = 0;
+    if (direct && !self->no_direct) {
+        off_t at = lseek(fd, 0, SEEK_CUR);
+        flags = fcntl(fd, F_GETFL);
+        if (at < 0 || flags < 0) {
+            direct = 0;
+            flags = 0;
+        } else {
+            from = (Py_ssize_t)(at % ALIGN);
+        }
+    } else {
+        direct = 0;
+    }
+    if (b->data != NULL && b->aligned != direct)
+        buf_free(b);
+    if (b->data == NULL
+        && (direct ? buf_init_aligned(b, DIRECT_BLOCK + 65536 + ALIGN)
+                   : buf_init(b, WRITE_BLOCK + 65536)) < 0)
         goto out;
-    b->len = 0;
+    b->len = from;  /* (direct: b's first byte at a page boundary of the file) */
     self->busy = 1;
-    Py_ssize_t block = limit < WRITE_BLOCK ? (limit > 0 ? limit : 1) : WRITE_BLOCK;
+    Py_ssize_t most = direct ? DIRECT_BLOCK : WRITE_BLOCK;
+    Py_ssize_t block = limit < most ? (limit > 2 * ALIGN ? limit : 2 * ALIGN) : most;
+    if (!direct && limit < most)
+        block = limit > 0 ? limit : 1;
     Py_ssize_t r = lo;
     long long written = 0;
     int failed = 0;
@@ -889,24 +1028,35 @@ static PyObject *trace_write(TraceEvents *self, PyObject *args) {
         }
         r++;
         if (b->len >= block) {
-            if (write_all(fd, b->data, b->len) < 0) {
-                failed = 1;
-                break;
+            if (direct) {
+                if (direct_flush(self, fd, b, &from, &flags, &written) < 0) {
+                    failed = 1;
+                    break;
+                }
+            } else {
+                if (write_all(fd, b->data, b->len) < 0) {
+                    failed = 1;
+                    break;
+                }
+                written += b->len;
+                b->len = 0;
             }
-            written += b->len;
-            b->len = 0;
             if (written >= limit)
                 break;
         }
     }
-    if (!failed && b->len) {
-        if (write_all(fd, b->data, b->len) < 0)
+    if (direct && (flags & O_DIRECT) && fcntl(fd, F_SETFL, flags & ~O_DIRECT) != 0 && !failed) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        failed = 1;
+    }
+    if (!failed && b->len > from) {
+        if (write_all(fd, b->data + from, b->len - from) < 0)
             failed = 1;
         else
-            written += b->len;
+            written += b->len - from;
     }
     b->len = 0;
-    if (b->cap > 8 * WRITE_BLOCK) {  /* (grown by a huge record: not kept) */
+    if (b->cap > 8 * most) {  /* (grown by a huge record: not kept) */
         buf_free(b);
         b->cap = 0;
     }
@@ -924,9 +1074,15 @@ static PyMethodDef trace_methods[] = {
     {"chunk", (PyCFunction)trace_chunk, METH_VARARGS,
      "chunk(lo, limit) -> (bytes, next): the lines of records lo.. (about limit bytes)"},
     {"write", (PyCFunction)trace_write, METH_VARARGS,
-     "write(fd, lo, limit) -> (next, written): the lines of records lo.. written to the file "
-     "descriptor fd (about limit bytes)"},
+     "write(fd, lo, limit[, direct]) -> (next, written): the lines of records lo.. written to "
+     "the file descriptor fd (about limit bytes; direct: whole pages with O_DIRECT)"},
     {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef trace_members[] = {
+    {"direct_bytes", T_LONGLONG, offsetof(TraceEvents, direct_bytes), READONLY,
+     "bytes `write` wrote by direct writes (O_DIRECT), bypassing the page cache"},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyTypeObject TraceEventsType = {
@@ -938,6 +1094,7 @@ static PyTypeObject TraceEventsType = {
     .tp_doc = "TraceEvents(n, ids, allocs, colors, unavailable, times, kinds, jobs): the Pajé "
               "trace's events replayed from PajeTrace's records (output/paje.py)",
     .tp_methods = trace_methods,
+    .tp_members = trace_members,
     .tp_init = (initproc)trace_init,
     .tp_new = PyType_GenericNew,
 };
@@ -1013,6 +1170,121 @@ static PyObject *recorder_tp_call(PyObject *self, PyObject *args, PyObject *kwds
     return PyVectorcall_Call(self, args, kwds);
 }
 
+/* CPython's array.array object and its item descriptor's first fields (checked at import
+ * against arrays appended to both ways: `array_fields_ok`), so that a recorder stores a value
+ * in the room its array already has instead of calling the array's bound `append` (whose
+ * argument parsing per value was most of a recorder's cost: f_10k, 40 of 45 M instructions). */
+typedef struct {
+    PyObject_VAR_HEAD
+    char *ob_item;
+    Py_ssize_t allocated;
+    const struct { char typecode; int itemsize; } *ob_descr;
+    PyObject *weakreflist;
+    Py_ssize_t ob_exports;
+} ArrayFields;
+static PyTypeObject *array_type = NULL;
+static PyMethodDef *array_append = NULL;  /* array.append's method entry */
+static int array_fields_ok = 0;  /* (module attribute FAST_ARRAYS, for tests) */
+
+/* Store `value` at the end of the array whose bound `append` is `append`, when it is one
+ * ('d' a float, 'b' or 'q' an int that fits) and it has room: 1 done, 0 not (nothing set). */
+static int store_in_room(PyObject *append, PyObject *value) {
+    if (!array_fields_ok || !PyCFunction_CheckExact(append)
+        || ((PyCFunctionObject *)append)->m_ml != array_append)
+        return 0;
+    PyObject *arr = PyCFunction_GET_SELF(append);
+    if (arr == NULL || !Py_IS_TYPE(arr, array_type))
+        return 0;
+    ArrayFields *a = (ArrayFields *)arr;
+    Py_ssize_t n = Py_SIZE(arr);
+    if (n >= a->allocated || a->ob_item == NULL || a->ob_exports > 0)
+        return 0;  /* (the array's own append grows it, or refuses: a buffer is exported) */
+    char code = a->ob_descr->typecode;
+    if (code == 'd' && PyFloat_CheckExact(value)) {
+        ((double *)a->ob_item)[n] = PyFloat_AS_DOUBLE(value);
+    } else if ((code == 'b' || code == 'q') && PyLong_CheckExact(value)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (code == 'q')
+            ((long long *)a->ob_item)[n] = v;
+        else if (v >= -128 && v <= 127)
+            ((signed char *)a->ob_item)[n] = (signed char)v;
+        else
+            return 0;
+    } else {
+        return 0;
+    }
+    Py_SET_SIZE(arr, n + 1);
+    return 1;
+}
+
+/* `append(value)` (a bound array.append, usually: stored directly when it can be). */
+static int append_one(PyObject *append, PyObject *value) {
+    if (store_in_room(append, value))
+        return 0;
+    PyObject *done = PyObject_CallOneArg(append, value);
+    if (done == NULL)
+        return -1;
+    Py_DECREF(done);
+    return 0;
+}
+
+/* Whether arrays are as ArrayFields says: for each type code, values stored by
+ * `store_in_room` read back as the array's own appends would have left them. */
+static int check_array_fields(void) {
+    PyObject *module = PyImport_ImportModule("array");
+    if (module == NULL)
+        return -1;
+    PyObject *cls = PyObject_GetAttrString(module, "array");
+    Py_DECREF(module);
+    if (cls == NULL)
+        return -1;
+    int ok = PyType_Check(cls)
+             && ((PyTypeObject *)cls)->tp_basicsize == (Py_ssize_t)sizeof(ArrayFields);
+    const char *codes[3] = {"d", "b", "q"};
+    for (int i = 0; ok && i < 3; i++) {
+        PyObject *arr = PyObject_CallFunction(cls, "s", codes[i]);
+        PyObject *append = arr ? PyObject_GetAttrString(arr, "append") : NULL;
+        PyObject *value = i == 0 ? PyFloat_FromDouble(2.5) : PyLong_FromLong(i == 1 ? -7 : 1L << 40);
+        PyObject *back = NULL;
+        if (arr == NULL || append == NULL || value == NULL) {
+            Py_XDECREF(arr); Py_XDECREF(append); Py_XDECREF(value);
+            Py_DECREF(cls);
+            return -1;
+        }
+        ok = PyCFunction_CheckExact(append) && PyCFunction_GET_SELF(append) == arr
+             && ((ArrayFields *)arr)->ob_descr->typecode == codes[i][0]
+             && ((ArrayFields *)arr)->ob_descr->itemsize
+                == (i == 0 ? (int)sizeof(double) : i == 1 ? 1 : (int)sizeof(long long));
+        if (ok) {
+            array_type = (PyTypeObject *)cls;
+            array_append = ((PyCFunctionObject *)append)->m_ml;
+            array_fields_ok = 1;
+            PyObject *done = PyObject_CallOneArg(append, value);  /* (room for more) */
+            ok = done != NULL;
+            Py_XDECREF(done);
+            ok = ok && store_in_room(append, value) && PySequence_Size(arr) == 2
+                 && (back = PySequence_GetItem(arr, 1)) != NULL
+                 && PyObject_RichCompareBool(back, value, Py_EQ) == 1;
+            Py_XDECREF(back);
+            array_fields_ok = 0;
+        }
+        PyErr_Clear();
+        Py_DECREF(arr); Py_DECREF(append); Py_DECREF(value);
+    }
+    array_fields_ok = ok;
+    if (!ok) {
+        array_type = NULL;
+        array_append = NULL;
+        Py_DECREF(cls);
+    }  /* (else the reference to array.array is kept for good) */
+    return 0;
+}
+
 /* StateLog(state, from, to, append_date, log, end, fallback): called (alloc, now), sets the
  * machines of a range of step 1 in `state` (a bytearray) from `from` to `to` when every one
  * of them is in `from`, then appends now (an end: -(now + 0.0)) by `append_date` and alloc
@@ -1048,11 +1320,10 @@ static PyObject *statelog_call(StateLog *self, PyObject *const *args, size_t nar
     } else {
         Py_INCREF(date);
     }
-    PyObject *done = PyObject_CallOneArg(self->append_date, date);
+    int rc = append_one(self->append_date, date);
     Py_DECREF(date);
-    if (done == NULL)
+    if (rc < 0)
         return NULL;
-    Py_DECREF(done);
     if (PyList_Append(self->log, args[0]) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -1140,14 +1411,6 @@ typedef struct {
     PyObject *kind;  /* the int appended by append_kind */
     int end, active;
 } JobLog;
-
-static int append_one(PyObject *append, PyObject *value) {
-    PyObject *done = PyObject_CallOneArg(append, value);
-    if (done == NULL)
-        return -1;
-    Py_DECREF(done);
-    return 0;
-}
 
 static PyObject *joblog_call(JobLog *self, PyObject *const *args, size_t nargsf,
                              PyObject *kwnames) {
@@ -2038,7 +2301,8 @@ PyMODINIT_FUNC PyInit__ctext(void) {
     if (str_start == NULL || str_stop == NULL || str_step == NULL)
         return NULL;
     if (PyType_Ready(&TraceEventsType) < 0 || PyType_Ready(&StateLogType) < 0
-        || PyType_Ready(&JobLogType) < 0 || check_range_fields() < 0)
+        || PyType_Ready(&JobLogType) < 0 || check_range_fields() < 0
+        || check_array_fields() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
@@ -2049,7 +2313,8 @@ PyMODINIT_FUNC PyInit__ctext(void) {
     if (PyModule_AddObject(m, "TraceEvents", (PyObject *)&TraceEventsType) < 0
         || PyModule_AddObject(m, "StateLog", (PyObject *)&StateLogType) < 0
         || PyModule_AddObject(m, "JobLog", (PyObject *)&JobLogType) < 0
-        || PyModule_AddIntConstant(m, "API", API_VERSION) < 0) {
+        || PyModule_AddIntConstant(m, "API", API_VERSION) < 0
+        || PyModule_AddIntConstant(m, "FAST_ARRAYS", array_fields_ok) < 0) {
         Py_DECREF(&TraceEventsType);
         Py_DECREF(m);
         return NULL;

@@ -30,6 +30,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from batsim_py.output import stream
 from batsim_py.output.fixed import fixed6, native_text
 from batsim_py.output.stream import DropBehind
 
@@ -217,7 +218,9 @@ class PajeTrace:
         per chunk, no copy through Python); without it (or for a file without a descriptor)
         the pure-Python writer's text is written. Same bytes either way. A file growing past
         output/stream.py's STREAM_AFTER (a 13 GB trace) goes to disk as it is written,
-        instead of filling the page cache."""
+        instead of filling the page cache: the native writer's blocks by direct writes
+        (O_DIRECT: no copy into the page cache, a tenth of the CPU), the pure writer's
+        dropped from the cache behind it."""
         native = native_text()
         try:
             fd = out.fileno() if native is not None else -1
@@ -244,7 +247,7 @@ class PajeTrace:
         position = os.lseek(fd, 0, os.SEEK_CUR)
         r, count = 0, len(self.times)
         while r < count:
-            r, written = events.write(fd, r, step)
+            r, written = events.write(fd, r, step, position >= stream.STREAM_AFTER)
             position += written
             behind.advance(position)
         out.seek(position)  # (the buffered file's position, after writes to its descriptor)

@@ -14,19 +14,8 @@ import random
 
 import pytest
 
-from batsim_py.output.fixed import native_text
 from batsim_py.output.paje import PajeTrace
 from batsim_py.sim.machines import COMPUTING, IDLE, SLEEPING, MachineStates
-
-
-@pytest.fixture
-def native(monkeypatch):  # noqa: ANN201
-    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)
-    module = native_text()
-    if module is None:
-        pytest.skip("the native writer (batsim_py/output/_ctext.c) is not built: "
-                    "python setup.py build_ext --inplace")
-    return module
 
 
 def _pair(monkeypatch, make):  # noqa: ANN001, ANN202

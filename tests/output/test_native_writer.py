@@ -29,17 +29,6 @@ PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "tests" / "conformance" / "reference"
 
 
-@pytest.fixture
-def native(monkeypatch):  # noqa: ANN201
-    """The native writer (its tests skip, saying why, where it was not built)."""
-    monkeypatch.delenv("BATSIM_PY_PURE", raising=False)  # (conftest sets it for a pure kernel)
-    module = native_text()
-    if module is None:
-        pytest.skip("the native writer (batsim_py/output/_ctext.c) is not built: "
-                    "python setup.py build_ext --inplace")
-    return module
-
-
 def _pure(monkeypatch) -> None:
     monkeypatch.setenv("BATSIM_PY_PURE", "1")
     assert native_text() is None

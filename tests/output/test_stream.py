@@ -80,3 +80,97 @@ def test_a_streamed_trace_has_the_same_bytes(monkeypatch, tmp_path: Path, pure: 
     assert (tmp_path / "t").read_bytes() == expected
     if not pure:  # (the pure writer advises per chunk of 4,096 records: one here)
         assert len(calls) > 4
+
+
+# ------------------------------------------------------------------ direct writes (O_DIRECT)
+
+def _direct_supported(folder: Path) -> bool:
+    """Whether the file system of `folder` takes a direct write of one page."""
+    import mmap
+
+    path = folder / ".direct-probe"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o600)
+    except (AttributeError, OSError):
+        return False
+    try:
+        page = mmap.mmap(-1, 4096)  # (page-aligned)
+        return os.write(fd, page) == 4096
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+        path.unlink()
+
+
+def _events(native, trace: PajeTrace):  # noqa: ANN001, ANN202
+    return native.TraceEvents(len(trace.machine_names), trace.job_ids, trace.allocs, ["c"],
+                              trace._unavailable, trace.times, trace.kinds, trace.jobs)
+
+
+def _wide_trace() -> PajeTrace:
+    """About 1.6 MB of events: jobs on blocks of machines, and some sharing a machine."""
+    trace = PajeTrace([f"h{i}" for i in range(512)])
+    for j in range(300):
+        trace.job_starts(str(j), range(j % 400, j % 400 + 100), float(j))
+        if j % 7 == 0:
+            trace.job_starts(f"s{j}", [j % 400, 511], j + 0.25)
+            trace.job_ends(f"s{j}", [j % 400, 511], j + 0.3)
+        trace.job_ends(str(j), range(j % 400, j % 400 + 100), j + 0.5)
+    return trace
+
+
+@pytest.mark.parametrize("head", [0, 1, 4095, 4096, 5000])
+def test_direct_writes_write_the_same_bytes(native, tmp_path: Path, head: int) -> None:  # noqa: ANN001
+    """`write(fd, lo, limit, True)`: the whole pages by direct writes (counted in
+    `direct_bytes`), the partial pages at both ends through the cache, whatever the offset
+    it starts at; the file holds the same bytes as written through the cache, complete after
+    every call, and the descriptor's flags are left as they were."""
+    if not _direct_supported(tmp_path):
+        pytest.skip(f"the file system of {tmp_path} refuses direct writes (O_DIRECT)")
+    trace = _wide_trace()
+    expected = _events(native, trace).chunk(0, 1 << 40)[0]
+    assert len(expected) > 1 << 20
+    events = _events(native, trace)
+    with open(tmp_path / "t", "wb") as out:
+        out.write(b"x" * head)
+        out.flush()
+        fd = out.fileno()
+        flags = fcntl_flags(fd)
+        r, position = 0, head
+        while r < len(trace.times):
+            r, written = events.write(fd, r, 300_000, True)
+            position += written
+            assert os.fstat(fd).st_size == position == os.lseek(fd, 0, os.SEEK_CUR)
+            assert fcntl_flags(fd) == flags
+    assert (tmp_path / "t").read_bytes() == b"x" * head + expected
+    assert events.direct_bytes > len(expected) // 2
+    assert events.direct_bytes % 4096 == 0
+
+
+def test_no_direct_write_where_the_file_cannot_seek(native) -> None:  # noqa: ANN001
+    """A pipe (no offset to align to) gets the same bytes through ordinary writes."""
+    import threading
+
+    trace = _wide_trace()
+    expected = _events(native, trace).chunk(0, 1 << 40)[0]
+    events = _events(native, trace)
+    read, write = os.pipe()
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(os.fdopen(read, "rb").read()))
+    reader.start()
+    try:
+        r = 0
+        while r < len(trace.times):
+            r, _ = events.write(write, r, 1 << 20, True)
+    finally:
+        os.close(write)
+        reader.join()
+    assert got == [expected]
+    assert events.direct_bytes == 0
+
+
+def fcntl_flags(fd: int) -> int:
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_GETFL)
