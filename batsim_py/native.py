@@ -44,6 +44,8 @@ COMPILED = (
     "batsim_py.wire",
     # the lean --timing ideal (its actors subclass the engine's Actor: same compilation group)
     "batsim_py.sim.lean",
+    # the records made per job (events and decisions)
+    "batsim_py.decision.hot",
 )
 
 

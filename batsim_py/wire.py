@@ -14,7 +14,9 @@ from typing import Any, Final
 
 from batsim_py.rapidjson_number import rapidjson_double
 
-_last = [1.0, 1.0]  # the last time converted, and its wire value (events come in bursts)
+# The last time converted, and its wire value (events come in bursts). (Final: compiled, a
+# C static rather than a look-up in the module's dict at every call; its items change.)
+_last: Final = [1.0, 1.0]
 _LIMIT: Final = 1125899906842624.0  # 2^50: |t x 1e6| below it, round6's integers are exact
 _ULP: Final = 2.220446049250313e-16  # 2^-52: t x 1e6 is within |y| x ULP / 2 of its value
 # Below it in magnitude, a double with at most 6 decimals reads back as itself (`read_back`):
@@ -71,7 +73,7 @@ def round6(t: float) -> float:
 # ------------------------------------------------------------------- a scheduler's numbers
 
 # The last number read back (an int or a float), and the value read (replies repeat now).
-_last_read: list[Any] = [1.0, 1.0]
+_last_read: Final[list[Any]] = [1.0, 1.0]
 
 
 def read_back(x: Any) -> Any:  # (an int stays an int, as in wire_time)

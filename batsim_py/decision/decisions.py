@@ -6,13 +6,19 @@ the scheduler's `now` (a `now` above the request's means the scheduler took that
 Records are slotted dataclasses, immutable by convention but not `frozen`: a frozen
 dataclass's `__init__` sets each field through `object.__setattr__`, four times slower, and
 hundreds of thousands of these are made per run (they stay hashable: `unsafe_hash`).
+`ExecuteJob`, `RejectJob` and `Reply`, made per job, are compiled with the kernel
+(decision/hot.py says what that changes) and imported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Union
+
+from batsim_py.decision.hot import ExecuteJob as ExecuteJob
+from batsim_py.decision.hot import RejectJob as RejectJob
+from batsim_py.decision.hot import Reply as Reply
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -23,26 +29,6 @@ class AdditionalIOJob:
     profile_name: str
     alloc: tuple[int, ...]  # sorted unique machine ids
     profile: Mapping[str, Any] | None = None  # given: registered under profile_name first
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class ExecuteJob:
-    timestamp: float
-    job_id: str
-    alloc: Sequence[int]  # sorted unique machine ids (a tuple, or a range when contiguous)
-    mapping: tuple[int, ...] | None = None  # executor i -> index into alloc
-    storage_mapping: Mapping[str, int] | None = None
-    additional_io_job: AdditionalIOJob | None = None
-    # batprotocol's profile_allocation_override: (profile name, machines, executor mapping)
-    # for the tasks of that profile instead of alloc/mapping (sim/jobs.py `placement`).
-    profile_overrides: tuple[tuple[str, tuple[int, ...], tuple[int, ...] | None], ...] | None \
-        = None
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class RejectJob:
-    timestamp: float
-    job_id: str
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -133,9 +119,3 @@ Decision = Union[
     Query,
     ToJobMsg,
 ]
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class Reply:
-    now: float
-    decisions: tuple[Decision, ...] = field(default_factory=tuple)

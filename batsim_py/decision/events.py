@@ -6,15 +6,19 @@ schedulers read them directly. Field names follow the Batsim protocol.
 Records are slotted dataclasses, immutable by convention but not `frozen`: a frozen
 dataclass's `__init__` sets each field through `object.__setattr__`, four times slower, and
 hundreds of thousands of these are made per run (they stay hashable: `unsafe_hash`).
+`JobSubmitted` and `JobCompleted`, made per job, are compiled with the kernel (decision/hot.py
+says what that changes) and imported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from batsim_py.workload.model import Job, Profile
+from batsim_py.decision.hot import JobCompleted as JobCompleted
+from batsim_py.decision.hot import JobSubmitted as JobSubmitted
+from batsim_py.workload.model import Profile
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -39,26 +43,6 @@ class SimulationBegins:
     storage_resources: tuple[Resource, ...]
     workloads: Mapping[str, str]
     profiles: Mapping[str, Mapping[str, Profile]]
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class JobSubmitted:
-    timestamp: float
-    job: Job
-    profile: Profile | None = None  # with --forward-profiles-on-submission
-
-    @property
-    def job_id(self) -> str:
-        return self.job.id
-
-
-@dataclass(slots=True, unsafe_hash=True)
-class JobCompleted:
-    timestamp: float
-    job_id: str
-    job_state: str
-    return_code: int
-    alloc: Sequence[int]  # as EXECUTE_JOB gave it (a tuple, or a range when contiguous)
 
 
 @dataclass(slots=True, unsafe_hash=True)

@@ -16,6 +16,7 @@ from dataclasses import replace
 from batsim_py.decision.decisions import CallMeLater, Decision, Reply
 from batsim_py.decision.events import Event
 from batsim_py.decision.interface import DecisionProcess
+from batsim_py.schedulers.easy import EasyBackfill
 from batsim_py.wire import EXACT_READ_LIMIT, read_back, wire_time
 
 
@@ -26,12 +27,19 @@ class InProcess(DecisionProcess):
         # with the request's `now` and stamps every decision with it, never CALL_ME_LATER:
         # its reply, at a time `read_back` keeps as it is, is read as it is without a look.
         self.at_request = getattr(scheduler, "replies_at_request_time", False) is True
+        # The shipped `easy` (compiled with this module) is called natively: a Python-level
+        # method call (look-up, bound method, arguments parsed) per exchange otherwise.
+        self.easy: EasyBackfill | None = (scheduler if type(scheduler) is EasyBackfill
+                                          else None)
 
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         t = wire_time(now)
+        easy = self.easy
         if self.at_request and type(t) is float and -EXACT_READ_LIMIT < t < EXACT_READ_LIMIT:
+            if easy is not None:
+                return easy.exchange(t, events)
             return self.scheduler.exchange(t, events)
-        reply = self.scheduler.exchange(t, events)
+        reply = easy.exchange(t, events) if easy is not None else self.scheduler.exchange(t, events)
         # The usual reply (`now` and every decision at the request's time, a 6-decimal float
         # below `EXACT_READ_LIMIT` (or an int below 1e9) which `read_back` keeps as it is, and
         # no CALL_ME_LATER date to read) is read as it is: the same reply `as_read` would

@@ -10,7 +10,9 @@ spaces during backfilling that overlap their partner).
 
 from __future__ import annotations
 
-INF = float("inf")
+from typing import Final
+
+INF: Final = float("inf")  # (Final: compiled, a constant rather than a module look-up)
 
 
 class Space:

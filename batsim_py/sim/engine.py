@@ -82,6 +82,9 @@ WINDOW: Final = 1e-3  # sleeps this close to the earliest one are brought up to 
 #: (some microseconds compiled; a long run has a few hundred catch-ups above 2048 steps).
 REPLAY_FROM: Final = 8192
 INF: Final = float("inf")
+# (Final aliases: compiled, C statics instead of look-ups in this module's dict at each use)
+_heappush: Final = heappush
+_heappop: Final = heappop
 #: Consecutive steps that neither advance the clock nor end or enable anything: every real
 #: step does one of those, so reaching this many is a kernel bug, reported, never a spin.
 MAX_IDLE_STEPS: Final = 1000
@@ -235,6 +238,7 @@ class Engine:
         # boxing; copied into `_dnp` (numpy) only for the closed-form catch-ups of long sleeps.
         self._deltas: list[float] = []
         self._dnp = np.empty(DELTAS)
+        self._deltas_max = DELTAS  # (the module's value when made: tests lower it)
         self._dnp_n = 0  # deltas copied into `_dnp` so far
         self._replay = DeltaReplay()  # closed-form catch-ups over `_deltas` (replay.py)
         self._k = 0  # number of steps taken
@@ -258,7 +262,7 @@ class Engine:
         self._seq += 1
         s = _Sleep(duration, self._k, self.now + duration, self._seq, actor)
         actor.action = s
-        heappush(self._sleeps, s)
+        _heappush(self._sleeps, s)
 
     # ------------------------------------------------- steps taken without rounds
     # For a caller that knows nothing else can end meanwhile (Simulation.quiet_reply): the
@@ -283,7 +287,7 @@ class Engine:
         (as `_step` records it)."""
         k = self._k
         self.now = self.now + delta
-        if k == DELTAS:
+        if k == self._deltas_max:
             k = self._rebase()
         self._deltas.append(delta)
         self._k = k + 1
@@ -293,7 +297,7 @@ class Engine:
         `_lone_comm` records them)."""
         now = self.now
         k = self._k
-        if k + 2 > DELTAS:
+        if k + 2 > self._deltas_max:
             k = self._rebase()
         deltas = self._deltas
         deltas.append(latency)
@@ -323,7 +327,7 @@ class Engine:
         self._seq += 1
         t = _Sleep(timeout, self._k, self.now + timeout, self._seq, actor)
         t.guards = guarded
-        heappush(self._sleeps, t)
+        _heappush(self._sleeps, t)
         return t
 
     def cancel_task(self, actor: Actor) -> bool:
@@ -428,7 +432,7 @@ class Engine:
             t = _Sleep(timeout, self._k, self.now + timeout, self._seq, actor)
             t.guards = a
             a.timeout = t
-            heappush(self._sleeps, t)
+            _heappush(self._sleeps, t)
 
     def run(self) -> None:
         """Run rounds and steps until nothing can happen any more."""
@@ -666,14 +670,14 @@ class Engine:
         heap = self._sleeps
         candidates: list[_Sleep] = []
         while heap and heap[0].actor is None:  # cancelled by a kill
-            heappop(heap)
+            _heappop(heap)
         if heap:
             limit = heap[0].end
             if delta >= 0 and now + delta < limit:
                 limit = now + delta
             limit += WINDOW
             while heap and heap[0].end <= limit:
-                s = heappop(heap)
+                s = _heappop(heap)
                 if s.actor is None:
                     continue
                 self._catch_up(s, k)
@@ -697,7 +701,7 @@ class Engine:
                 "platform's speeds and bandwidths and the workload's amounts and delays)")
 
         self.now = now = now + delta
-        if k == DELTAS:
+        if k == self._deltas_max:
             k = self._rebase()
         self._deltas.append(delta)
         self._k = k + 1
@@ -713,7 +717,7 @@ class Engine:
             else:
                 s.rem = rem
                 s.upd = k + 1
-                heappush(heap, s)
+                _heappush(heap, s)
         enabled_now = False
         if actions:
             alive = []
@@ -847,7 +851,7 @@ class Engine:
         heap = self._sleeps
         if heap and heap[0].end <= now + d1 + d2 + WINDOW or not (now + d1) + d2 < INF:
             return False  # (an overflowing clock is reported by _step)
-        if k + 2 > DELTAS:
+        if k + 2 > self._deltas_max:
             k = self._rebase()
         deltas = self._deltas
         deltas.append(d1)

@@ -70,9 +70,15 @@ log = logging.getLogger(__name__)
 #: Environment switch: "0" forces the full engine for `--timing ideal` too (tests compare).
 SWITCH: Final = "BATSIM_PY_LEAN"
 
-# (Compared by content, never by identity: mypyc boxes a Final tuple anew at each use.)
-_GET: Final = (GET,)
-_READY: Final = ("SCHED_READY",)
+# (Compared by content, never by identity. Typed as variable-length tuples so that mypyc keeps
+# one boxed object: a fixed-length Final tuple is boxed anew, a tuple allocated, at each use.)
+_GET: Final[tuple[int, ...]] = (GET,)
+_READY: Final[tuple[str, ...]] = ("SCHED_READY",)
+# Names from interpreted modules read per job, as Final aliases: compiled, a C static each
+# instead of a look-up in this module's dict at every use.
+_DELAY: Final = DelayProfile
+_SET_JOB_METADATA: Final = SetJobMetadata
+_heappop: Final = heappop
 
 
 def why_not(sim: Simulation) -> str | None:
@@ -101,7 +107,10 @@ def why_not(sim: Simulation) -> str | None:
         return "a decision process bound to the simulation (EDC, Flux)"
     for w in sim.workloads:
         profiles = sim.profiles_of[w.name]
-        for name in sorted({job.profile for job in w.jobs}):
+        names = {job.profile for job in w.jobs}
+        if all(type(profiles.get(name)) is DelayProfile for name in names):
+            continue  # (the usual case: no walk, and no sort of the names to say which)
+        for name in sorted(names):
             reason = _not_delays(name, profiles)
             if reason is not None:
                 return f"profile '{name}' of workload {w.name}: {reason}"
@@ -430,7 +439,7 @@ class Lean:
         """The actor a server handling asked for: a job's executor, or a generator's."""
         if request is None:
             assert run is not None
-            if type(run.profile) is DelayProfile:
+            if type(run.profile) is _DELAY:
                 child: LeanActor = Job(run, run.host)
             else:  # composed of delays (why_not): the full engine's executor, as it is
                 child = Gen(job_process(self.sim, run), run.job.id, run.host)
@@ -448,8 +457,8 @@ class Lean:
         paje = sim.paje
         if paje is not None:
             paje.job_starts(run.job.id, run.alloc, now)
-        profile = run.profile
-        assert isinstance(profile, DelayProfile)  # (why_not: delay profiles only)
+        profile: Any = run.profile
+        assert type(profile) is _DELAY  # (why_not: delay profiles only)
         run.frames.append([profile, now])
         delay = profile.delay
         walltime = run.job.walltime
@@ -513,7 +522,7 @@ class Lean:
                         quiet = False
                         break
                     profile = run.profile
-                    if type(profile) is not DelayProfile:
+                    if type(profile) is not _DELAY:
                         quiet = False
                         break
                     walltime = run.job.walltime
@@ -523,7 +532,7 @@ class Lean:
                     if not delay > WINDOW:
                         quiet = False
                         break
-                elif kind is not RejectJob and kind is not SetJobMetadata:
+                elif kind is not RejectJob and kind is not _SET_JOB_METADATA:
                     quiet = False
                     break
         if not quiet:  # the rounds run the requests (`Simulation.reply_requests`)
@@ -536,10 +545,7 @@ class Lean:
             return False
         spawns = sim._spawns
         for decision in decisions:
-            if type(decision) is ExecuteJob:  # (what on_decision would call)
-                sim.execute_job(cast(ExecuteJob, decision))
-            else:
-                sim.on_decision(("DECISION", decision))
+            sim.apply_decision(decision)
             if spawns:
                 _, run = spawns[0]
                 spawns.clear()
@@ -721,7 +727,7 @@ class Lean:
         now = engine.now
         if not (delta >= 0.0 and delta < INF and now + delta < INF):
             return engine._step()  # (its checks and errors)
-        heappop(heap)
+        _heappop(heap)
         engine.advance(delta)  # (the clock and the step record, as _step keeps them)
         engine._idle = 0
         actor = s.actor

@@ -29,6 +29,7 @@ from batsim_py.decision.decisions import (
     SetJobMetadata,
 )
 from batsim_py.decision.events import JobCompleted, JobSubmitted, SimulationEnds
+from batsim_py.decision.inprocess import InProcess
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
 from batsim_py.output import jobs_csv
@@ -149,6 +150,7 @@ class Simulation:
         self.nb_submitters = len(self.workloads)
         self.nb_submitters_done = 0
         self.event_lists = list(event_lists)
+        self.had_unavailable = False  # some machine was made unavailable (an external event)
         self.nb_event_submitters_done = 0
         self.nb_submitted = 0
         self.nb_completed = 0
@@ -588,7 +590,7 @@ class Simulation:
             kind = type(decision)
             if kind is ExecuteJob:
                 run = runs.get(cast(ExecuteJob, decision).job_id)
-                if (run is None or type(run.profile) is not DelayProfile
+                if (run is None or type(run.profile) is not _DELAY
                         or cast(ExecuteJob, decision).additional_io_job is not None):
                     quiet = False
                     break
@@ -598,7 +600,7 @@ class Simulation:
                     delay = walltime
                 if delay < shortest:
                     shortest = delay
-            elif kind is not RejectJob and kind is not SetJobMetadata:
+            elif kind is not RejectJob and kind is not _SET_JOB_METADATA:
                 quiet = False
                 break
             timestamp = decision.timestamp
@@ -627,10 +629,7 @@ class Simulation:
             if latest > engine.now and decision.timestamp > engine.now:
                 engine.advance(decision.timestamp - engine.now)
             engine.transfer(latency, seconds)
-            if type(decision) is ExecuteJob:
-                self.execute_job(cast(ExecuteJob, decision))
-            else:
-                self.on_decision(("DECISION", decision))
+            self.apply_decision(decision)
             if spawns:  # the job's executor, and its first turn
                 for request, run in spawns:
                     child = Actor(request[1], request[2], request[3])
@@ -693,9 +692,13 @@ class Simulation:
 
     def ask(self, now: float, events: list[Any]) -> d.Reply:
         """The decision process's reply to one batch (its time counted, its failure named)."""
-        t0 = perf_counter()
+        t0 = _perf_counter()
         try:
-            reply = self.decision.exchange(now, events)
+            decision = self.decision
+            if type(decision) is InProcess:  # (compiled with this module: a native call)
+                reply = cast(InProcess, decision).exchange(now, events)
+            else:
+                reply = decision.exchange(now, events)
         except BatsimPyError:
             raise
         except Exception as exc:  # a bug in an in-process scheduler: name it, keep outputs
@@ -709,8 +712,8 @@ class Simulation:
                 f"{at}"
             ) from exc
         finally:
-            self.scheduling_time += perf_counter() - t0
-        if reply.decisions and type(events[-1]) is SimulationEnds:
+            self.scheduling_time += _perf_counter() - t0
+        if reply.decisions and type(events[-1]) is _SIMULATION_ENDS:
             self.decided_after_end = True
         return reply
 
@@ -811,6 +814,8 @@ class Simulation:
                 self.events.append(ev.Notify(self.stamp(), "generic", data=event.description))
                 continue
             unavailable = event.type == "machine_unavailable"
+            if unavailable:
+                self.had_unavailable = True
             for m in event.resources:
                 where = f"external event {event.type} at t={event.timestamp:f}"
                 if m >= len(self.hosts):
@@ -884,7 +889,11 @@ class Simulation:
         self.nb_killers -= 1
 
     def on_decision(self, msg: tuple) -> None:
-        decision = msg[1]
+        self.apply_decision(msg[1])
+
+    def apply_decision(self, decision: Any) -> None:
+        """Apply one of the scheduler's decisions now (the server's handling of its message;
+        the quiet replies apply theirs here too)."""
         kind = type(decision)
         if kind is ExecuteJob:
             self.execute_job(decision)
@@ -960,11 +969,10 @@ class Simulation:
             lo = block.start
             hi = lo + n if block.step == 1 else (block[-1] + 1 if n else -1)
         else:
-            if not alloc:
-                raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
-            lo, hi, n = alloc[0], alloc[-1] + 1, len(alloc)
+            n = len(alloc)
+            lo, hi = (alloc[0], alloc[-1] + 1) if n else (0, -1)
         if not (n and 0 <= lo and hi <= nb and hi - lo == n
-                and self.machine_states.state.count(IDLE, lo, hi) == n):
+                and self.machine_states.state.count(_IDLE, lo, hi) == n):
             if not n:
                 raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
             # Not a block of idle machines (the usual case, where nothing runs): check each.
@@ -1294,7 +1302,8 @@ class Simulation:
         paje = self.paje
         if paje is not None:
             states = self.machine_states
-            unavailable = (() if not states.nb_unavailable() else
+            # (machines become unavailable only by external events: `on_external_events`)
+            unavailable = (() if not self.had_unavailable or not states.nb_unavailable() else
                            {m for m in run.alloc if states.state[m] == UNAVAILABLE})
             paje.job_ends(run.job.id, run.alloc, now, unavailable)
 
@@ -1308,7 +1317,7 @@ class Simulation:
         job = run.job
         self._to_forget.append(job.id)
         self.job_records.append(
-            jobs_csv.JobRecord(
+            _JOB_RECORD(
                 job, run.state, run.starting_time, run.end_time, run.alloc,
                 run.energy if self.energy_trace is not None else None, run.metadata,
             )
@@ -1387,7 +1396,15 @@ def _execute_where(decision: d.ExecuteJob, now: float) -> str:
 
 
 _SCHED_READY = ("SCHED_READY",)
-_GET: Final = (GET,)
+_GET: Final[tuple[int, ...]] = (GET,)
+# Names from interpreted modules read on the per-job path, as Final aliases: compiled, each is a
+# C static instead of a look-up in this module's dict at every use (about 130 instructions).
+_perf_counter: Final = perf_counter
+_SIMULATION_ENDS: Final = SimulationEnds
+_IDLE: Final = IDLE
+_JOB_RECORD: Final = jobs_csv.JobRecord
+_DELAY: Final = DelayProfile
+_SET_JOB_METADATA: Final = SetJobMetadata  # (variable-length: one boxed tuple, see lean._GET)
 
 
 def _ignore(msg: tuple) -> None:

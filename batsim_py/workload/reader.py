@@ -144,13 +144,16 @@ def parse_workload(
     else:
         _check_references(profiles, source)
         kept = _reachable(used, profiles)
+    # Keyed by the jobs' own name objects (`used` holds them), file order kept: the run looks
+    # each job's profile up, and a key that is the very object is found without comparing
+    # the text (f_50k: 7,675 profiles, 50,000 look-ups).
+    same = {p: p for p in used}
     return Workload(
         name=name,
         path=path,
         nb_res=nb_res,
         jobs=jobs,
-        profiles=(profiles if len(kept) == len(profiles)
-                  else {p: prof for p, prof in profiles.items() if p in kept}),
+        profiles={same.get(p, p): prof for p, prof in profiles.items() if p in kept},
     )
 
 
