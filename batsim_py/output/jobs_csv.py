@@ -302,6 +302,7 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
     native = native_text()
     # The usual case, no job rejected: the native writer reads the records itself.
     rows_of = native.jobs_rows_of if native is not None and not times.nb_rejected else None
+    name_slot = _name_slot() if rows_of is not None else None  # (the same for every chunk)
     binary = getattr(out, "buffer", None)  # a file's bytes, for the native writer's rows
     if binary is not None:
         out.flush()  # (then text and bytes interleave: flush before each text write)
@@ -314,7 +315,7 @@ def write_rows(records: Sequence[JobRecord], out: TextIO) -> JobTimes:
             with np.errstate(over="ignore"):  # (as below)
                 direct = rows_of(chunk, tuple(c[j:j + len(chunk)].astype(float)
                                               for c in columns), intervalset.format, ld_text,
-                                 _name_slot())
+                                 name_slot)
             if direct is not None:  # (None: a text column to quote: the paths below)
                 j += len(chunk)
                 if binary is not None:

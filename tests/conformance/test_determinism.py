@@ -7,16 +7,15 @@ requests of the actors that ran in one round are handled in the order they ran.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from batsim_py.decision.inprocess import InProcess
 from batsim_py.decision.transcript import ReplayPeer
-from batsim_py.run import RunSpec, run_simulation
+from batsim_py.run import run_simulation
 from batsim_py.schedulers import get_scheduler
-from batsim_py.sim.options import Options
+from conformance.cases import case_run_spec
 
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 CASES = {
@@ -30,25 +29,9 @@ WALL_CLOCK = ("scheduling_time", "simulation_time")
 
 
 def run(case: str, scheduler: str | None, prefix: Path) -> None:
-    folder = REFERENCE / case
-    spec = json.loads((folder / "case.json").read_text())
-    args = spec["batsim_args"]
     peer = (InProcess(get_scheduler(scheduler)) if scheduler
-            else ReplayPeer(str(folder / "transcript.jsonl")))
-    run_simulation(
-        RunSpec(
-            platform=str(folder / spec["platform"]),
-            workloads=[str(folder / w) for w in spec["workloads"]],
-            options=Options(
-                export_prefix=str(prefix),
-                energy="--energy" in args,
-                forward_profiles_on_submission="--forward-profiles-on-submission" in args,
-            ),
-            mmax_workload="--mmax-workload" in args,
-            events=[str(folder / e) for e in spec["events"]],
-        ),
-        peer,
-    )
+            else ReplayPeer(str(REFERENCE / case / "transcript.jsonl")))
+    run_simulation(case_run_spec(case, str(prefix)), peer)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -7,15 +7,14 @@ Cases whose scheduler we cannot run (batsched, custom) are covered this way too.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from batsim_py.decision.transcript import ReplayPeer
 from batsim_py.output.compare import compare
-from batsim_py.run import RunSpec, run_simulation
-from batsim_py.sim.options import Options
+from batsim_py.run import run_simulation
+from conformance.cases import case_run_spec
 
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "conformance" / "reference"
 
@@ -47,36 +46,13 @@ CASES = [
     "d6_energy_batsched_energywatcher_nonet128",
     "g2_extevents_batsched_filler_small",
 ]
-FLAGS = {
-    "--mmax-workload": {"mmax_workload": True},
-    "--forward-profiles-on-submission": {"forward_profiles_on_submission": True},
-    "--enable-dynamic-jobs": {"dynamic_jobs": True},
-    "--acknowledge-dynamic-jobs": {"acknowledge_dynamic_jobs": True},
-    "--energy": {"energy": True},
-}
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_strict_replay(case: str, tmp_path: Path) -> None:
     folder = REFERENCE / case
-    assert folder.is_dir(), f"{folder}: the shipped reference corpus is missing"
-    spec = json.loads((folder / "case.json").read_text())
-    spec_kw: dict = {}
-    option_kw: dict = {}
-    for flag in spec["batsim_args"]:
-        for key, value in FLAGS[flag].items():
-            (spec_kw if key == "mmax_workload" else option_kw)[key] = value
     peer = ReplayPeer(str(folder / "transcript.jsonl"), strict=True)
-    run_simulation(
-        RunSpec(
-            platform=str(folder / spec["platform"]),
-            workloads=[str(folder / w) for w in spec["workloads"]],
-            options=Options(export_prefix=str(tmp_path / "out"), **option_kw),
-            events=[str(folder / e) for e in spec["events"]],
-            **spec_kw,
-        ),
-        peer,
-    )
+    run_simulation(case_run_spec(case, str(tmp_path / "out")), peer)
     assert peer.k == len(peer.replies)  # every recorded exchange was replayed
     assert peer.nb_identical == len(peer.requests)
     result = compare(str(folder / "expected" / "out"), str(tmp_path / "out"))

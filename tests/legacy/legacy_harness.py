@@ -54,6 +54,31 @@ def _read(sock: socket.socket, n: int) -> bytes | None:
     return data
 
 
+def connect_unix(path: str, done: threading.Event | None = None) -> socket.socket:
+    """A connection to the simulator's Unix socket `path`, tried every 20 ms until it listens;
+    the OSError after 20 s, or once `done` is set (the simulator ended before listening)."""
+    deadline = time.monotonic() + 20
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return sock
+        except OSError:
+            sock.close()
+            if time.monotonic() > deadline or (done and done.is_set()):
+                raise
+            time.sleep(0.02)
+
+
+def events_of(text: str) -> list[tuple[float, str, str | None]]:
+    """The events of a legacy message: (date, stamp, content or None) each."""
+    out = []
+    for part in text.split("|")[1:]:
+        date, stamp, *rest = part.split(":", 2)
+        out.append((float(date), stamp, rest[0] if rest else None))
+    return out
+
+
 def scheduler_thread(path: str, script: Callable[[str], str | None], out: Exchange,
                      listen: bool = False, done: threading.Event | None = None
                      ) -> threading.Thread:
@@ -70,17 +95,7 @@ def scheduler_thread(path: str, script: Callable[[str], str | None], out: Exchan
                 sock, _ = server.accept()
                 server.close()
             else:
-                deadline = time.monotonic() + 20
-                while True:
-                    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                    try:
-                        sock.connect(path)
-                        break
-                    except OSError:
-                        sock.close()
-                        if time.monotonic() > deadline or (done and done.is_set()):
-                            raise
-                        time.sleep(0.02)
+                sock = connect_unix(path, done)
             sock.settimeout(60)
             with sock:
                 while True:

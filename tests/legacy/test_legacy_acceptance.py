@@ -7,14 +7,13 @@ from __future__ import annotations
 import csv
 import json
 import re
-import socket
 import struct
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from legacy_harness import PLATFORMS, nop, run_legacy
+from legacy_harness import PLATFORMS, connect_unix, events_of, nop, run_legacy
 
 from batsim_py.cli import main
 from batsim_py.decision import decisions as d
@@ -27,14 +26,6 @@ from batsim_py.wire import wire_time
 
 def header_time(text: str) -> str:
     return text.split("|")[0].split(":")[1]
-
-
-def events_of(text: str) -> list[tuple[float, str, str | None]]:
-    out = []
-    for part in text.split("|")[1:]:
-        date, stamp, *rest = part.split(":", 2)
-        out.append((float(date), stamp, rest[0] if rest else None))
-    return out
 
 
 def write_workload(tmp_path: Path, jobs: list[dict], profiles: dict, nb_res: int = 4) -> str:
@@ -306,17 +297,10 @@ def test_no_scheduler_at_all(tmp_path: Path, capsys, version: int, message: str)
 def raw_scheduler(path: str, answer: bytes, out: list[str]) -> threading.Thread:
     """Connects and answers the first message with raw bytes, then waits for EOF."""
     def run() -> None:
-        deadline = time.monotonic() + 20
-        while True:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                sock.connect(path)
-                break
-            except OSError:
-                sock.close()
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.02)
+        try:
+            sock = connect_unix(path)
+        except OSError:
+            return  # (the test says what went wrong)
         with sock:
             size = struct.unpack("=I", sock.recv(4))[0]
             out.append(sock.recv(size).decode())

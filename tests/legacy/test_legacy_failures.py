@@ -14,17 +14,9 @@ import csv
 import json
 from pathlib import Path
 
-from legacy_harness import run_legacy
+from legacy_harness import events_of, run_legacy
 
 D20 = {"d20": {"type": "delay", "delay": 20}}
-
-
-def events_of(text: str) -> list[tuple[float, str, str | None]]:
-    out = []
-    for part in text.split("|")[1:]:
-        date, stamp, *rest = part.split(":", 2)
-        out.append((float(date), stamp, rest[0] if rest else None))
-    return out
 
 
 def machines(text: str) -> set[int]:

@@ -16,11 +16,9 @@ import random
 from types import SimpleNamespace
 
 import numpy as np
+from oracle_cases import rows_of
 
-from batsim_py.sharing.ptask import cpu_capacity, ptask_row
 from batsim_py.sim.engine import EXEC, SLEEP, Engine
-
-LOOPBACK_BW = 1e10
 
 
 def family_case(seed: int) -> dict:
@@ -51,23 +49,6 @@ def family_case(seed: int) -> dict:
         ptasks.append({"start": rng.choice([0.0, 1e-9, 0.05, rng.uniform(0.0, 1.0)]),
                        "hosts": [0, 0], "flops": [0.0, 0.0], "bytes": [0.0, 1.0, 0.0, 0.0]})
     return {"hosts": hosts, "links": links, "routes": routes, "ptasks": ptasks}
-
-
-def rows_of(case: dict) -> tuple[list, np.ndarray, np.ndarray, int]:
-    """The cases's ptask rows, capacities (hosts, links, loopback) and FATPIPE flags."""
-    n_hosts, n_links = len(case["hosts"]), len(case["links"])
-    loopback = n_links
-    lat = [link["latency"] for link in case["links"]] + [0.0]
-    fat = np.array([link["fatpipe"] for link in case["links"]] + [True])
-    bandwidth = [link["bandwidth"] for link in case["links"]] + [LOOPBACK_BW]
-    routes = {(h, h): [(loopback, 0.0)] for h in range(n_hosts)}
-    for src, dst, hops in case["routes"]:
-        routes[(src, dst)] = [(k, lat[k]) for k in hops]
-    speed = [host["speed"] for host in case["hosts"]]
-    cap = np.concatenate((cpu_capacity([h["cores"] for h in case["hosts"]], speed), bandwidth))
-    rows = [ptask_row(t["hosts"], t["flops"], t["bytes"], routes, fat, speed)
-            for t in case["ptasks"]]
-    return rows, cap, fat, n_hosts
 
 
 def engine_dates(case: dict) -> np.ndarray:

@@ -54,13 +54,13 @@ def random_case(seed: int) -> dict:
     return {"hosts": hosts, "links": links, "routes": routes, "ptasks": ptasks}
 
 
-def our_dates(case: dict) -> tuple[np.ndarray, bool]:
-    """Completion dates of the case's ptasks computed by batsim_py.sharing, and whether every
-    solve converged (if not, real SimGrid never returns on this case)."""
+def rows_of(case: dict) -> tuple[list, np.ndarray, np.ndarray, int]:
+    """The case's ptask rows, capacities (hosts, links, loopback), FATPIPE flags (links,
+    loopback) and number of hosts, as batsim_py.sharing takes them."""
     n_hosts, n_links = len(case["hosts"]), len(case["links"])
     loopback = n_links
     lat = [link["latency"] for link in case["links"]] + [0.0]
-    fat = [link["fatpipe"] for link in case["links"]] + [True]
+    fat = np.array([link["fatpipe"] for link in case["links"]] + [True])
     bandwidth = [link["bandwidth"] for link in case["links"]] + [LOOPBACK_BW]
     routes = {(h, h): [(loopback, 0.0)] for h in range(n_hosts)}
     for src, dst, hops in case["routes"]:
@@ -69,6 +69,13 @@ def our_dates(case: dict) -> tuple[np.ndarray, bool]:
     cap = np.concatenate((cpu_capacity([h["cores"] for h in case["hosts"]], speed), bandwidth))
     rows = [ptask_row(t["hosts"], t["flops"], t["bytes"], routes, fat, speed)
             for t in case["ptasks"]]
+    return rows, cap, fat, n_hosts
+
+
+def our_dates(case: dict) -> tuple[np.ndarray, bool]:
+    """Completion dates of the case's ptasks computed by batsim_py.sharing, and whether every
+    solve converged (if not, real SimGrid never returns on this case)."""
+    rows, cap, fat, n_hosts = rows_of(case)
     infos: list[SolveInfo] = []
     dates = completion_dates(rows, [t["start"] for t in case["ptasks"]], cap, fat, n_hosts, infos)
     return dates, all(info.converged for info in infos)

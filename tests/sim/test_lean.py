@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernel_pair import Recorder, output_files
+from conformance.cases import case_json, case_run_spec
+from kernel_pair import assert_same, run_with
 
 from batsim_py.decision import decisions as d
 from batsim_py.decision import events as ev
@@ -47,62 +48,22 @@ REPLAYED = ["b5_paper800_batsched_easy_cluster32", "e2_kill_batsched_killer_seq_
             "e5_reject_batsched_rejecter_small"]
 
 
-def _run(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess], full: bool,
-         monkeypatch: pytest.MonkeyPatch) -> tuple[list, dict[str, bytes], str, str]:
-    """One run; its calls, its files, the kernel that ran and its error (or "")."""
-    prefix = tmp / ("full" if full else "lean") / "out"
-    with monkeypatch.context() as m:
-        if full:
-            m.setenv(lean.SWITCH, "0")
-        else:
-            m.delenv(lean.SWITCH, raising=False)
-        recorder = Recorder(make())
-        kernel: list[str] = []
-        error = ""
-        options = Options(**{**_fields(spec.options), "export_prefix": str(prefix)})
-        run_spec = RunSpec(spec.platform, spec.workloads, options, mmax_workload=spec.mmax_workload,
-                           events=spec.events)
-        try:
-            run_simulation(run_spec, recorder, setup=lambda sim: kernel.append(sim))
-        except SchedulerError as exc:
-            error = str(exc)
-    files = output_files(prefix.parent)
-    return recorder.calls, files, kernel[0].kernel, error
-
-
-def _fields(options: Options) -> dict[str, Any]:
-    return {name: getattr(options, name) for name in Options.__slots__}
-
-
 def same_both_ways(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess],
                    monkeypatch: pytest.MonkeyPatch) -> tuple[list, str]:
     """Run both kernels; assert the lean one ran and that both agree. The calls and the
     error (if any) of the run."""
-    calls_full, files_full, kernel_full, error_full = _run(tmp, spec, make, True, monkeypatch)
-    calls_lean, files_lean, kernel_lean, error_lean = _run(tmp, spec, make, False, monkeypatch)
-    assert (kernel_full, kernel_lean) == ("engine", "lean")
-    assert error_lean == error_full
-    assert "out_jobs.csv" in files_full and files_full.keys() == files_lean.keys()
-    assert len(calls_lean) == len(calls_full)
-    for k, (call_lean, call_full) in enumerate(zip(calls_lean, calls_full, strict=True)):
-        assert call_lean == call_full, f"scheduler call {k}"
-    for name in files_full:
-        assert files_lean[name] == files_full[name], name
-    return calls_full, error_full
+    full = run_with(tmp / "full", spec, make, {lean.SWITCH: "0"}, monkeypatch)
+    lean_run = run_with(tmp / "lean", spec, make, {lean.SWITCH: None}, monkeypatch)
+    assert (full.sim.kernel, lean_run.sim.kernel) == ("engine", "lean")
+    assert_same(full, lean_run)
+    return full.calls, full.error
 
 
 def _case_spec(case: str, timing: str = "ideal", *, with_energy: bool = False
                ) -> tuple[RunSpec, dict]:
     """A reference case's run in `timing` (its `--energy` only `with_energy`: the lean tests
     compare energy-less runs), and its case.json (tests/sim/test_quiet_shortcuts.py too)."""
-    folder = REFERENCE / case
-    spec = json.loads((folder / "case.json").read_text())
-    args = spec["batsim_args"]
-    return RunSpec(str(folder / spec["platform"]), [str(folder / w) for w in spec["workloads"]],
-                   Options(timing=timing, energy=with_energy and "--energy" in args,
-                           forward_profiles_on_submission="--forward-profiles-on-submission"
-                           in args),
-                   mmax_workload="--mmax-workload" in args), spec
+    return case_run_spec(case, timing=timing, energy=with_energy), case_json(case)
 
 
 @pytest.mark.parametrize("case", IN_PROCESS)
@@ -263,18 +224,24 @@ class Never(DecisionProcess):
         return Reply(now, ())
 
 
-@pytest.mark.parametrize("scheduler, message", [
-    (Twice, "is over (COMPLETED_SUCCESSFULLY) and was already reported"),
-    (Never, "simulation stalled at t=20.000000"),
-])
-def test_errors(scheduler: Callable[[], DecisionProcess], message: str, tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> None:
+# Bad schedulers, and what both runs of a pair must say (tests/sim/test_quiet_shortcuts.py too).
+ERRORS = [(Twice, "is over (COMPLETED_SUCCESSFULLY) and was already reported"),
+          (Never, "simulation stalled at t=20.0000")]  # (+ message latencies in batsim timing)
+
+
+def errors_spec(tmp: Path, timing: str) -> RunSpec:
+    """Three jobs of 3 s submitted 10 s apart, for ERRORS' schedulers."""
     jobs = [{"id": i, "subtime": 10.0 * i, "walltime": -1, "res": 1, "profile": "d3"}
             for i in range(3)]
-    path = _workload(tmp_path, "w", jobs, PROFILES)
-    _, error = same_both_ways(tmp_path, RunSpec(SMALL4, [path], Options(timing="ideal")),
-                              scheduler, monkeypatch)
+    return RunSpec(SMALL4, [_workload(tmp, "w", jobs, PROFILES)], Options(timing=timing))
+
+
+@pytest.mark.parametrize("scheduler, message", ERRORS)
+def test_errors(scheduler: Callable[[], DecisionProcess], message: str, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> None:
+    _, error = same_both_ways(tmp_path, errors_spec(tmp_path, "ideal"), scheduler, monkeypatch)
     assert message in error
+    assert scheduler is not Never or "t=20.000000:" in error  # (ideal: no latency)
 
 
 @pytest.mark.parametrize("profile, options, expected", [

@@ -4,31 +4,25 @@ and with the step record rebased every few steps (`engine.DELTAS` lowered)."""
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
+from conformance.cases import case_run_spec
 from kernel_pair import output_files
 
 import batsim_py.sim.engine as engine_module
 from batsim_py.decision.inprocess import InProcess
-from batsim_py.run import RunSpec, run_simulation
+from batsim_py.run import run_simulation
 from batsim_py.schedulers import get_scheduler
 from batsim_py.sim import lean
-from batsim_py.sim.options import Options
 
-CASE = Path(__file__).resolve().parents[1] / "conformance" / "reference" / \
-    "b4_hpc250_easy_nonet128"
+CASE = "b4_hpc250_easy_nonet128"
 
 
 def _run(tmp: Path, name: str) -> dict[str, bytes]:
     """The output files of b4 (250 jobs, in-process easy) in ideal timing."""
-    spec = json.loads((CASE / "case.json").read_text())
     prefix = tmp / name / "out"
-    run_simulation(RunSpec(str(CASE / spec["platform"]), [str(CASE / w)
-                                                           for w in spec["workloads"]],
-                           Options(timing="ideal", export_prefix=str(prefix)),
-                           mmax_workload="--mmax-workload" in spec["batsim_args"]),
+    run_simulation(case_run_spec(CASE, str(prefix), timing="ideal"),
                    InProcess(get_scheduler("easy")))
     return output_files(prefix.parent)
 

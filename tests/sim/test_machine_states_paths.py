@@ -11,6 +11,7 @@ import random
 from pathlib import Path
 
 import pytest
+from conformance.cases import REFERENCE, case_run_spec
 
 from batsim_py.decision.decisions import ExecuteJob, Reply
 from batsim_py.decision.events import JobSubmitted, Notify, SimulationBegins
@@ -23,7 +24,6 @@ from batsim_py.sim import machines
 from batsim_py.sim.options import Options
 
 PROJECT = Path(__file__).resolve().parents[2]
-REFERENCE = PROJECT / "tests" / "conformance" / "reference"
 WALL_CLOCK = ("scheduling_time", "simulation_time")  # schedule.csv's columns that may differ
 
 
@@ -94,22 +94,10 @@ def _both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run) -> dict[str, byt
 
 
 def _reference(case: str):  # noqa: ANN202
-    folder = REFERENCE / case
-    spec = json.loads((folder / "case.json").read_text())
-
     def run(prefix: Path) -> None:
         prefix.parent.mkdir(parents=True)
-        run_simulation(
-            RunSpec(platform=str(folder / spec["platform"]),
-                    workloads=[str(folder / w) for w in spec["workloads"]],
-                    options=Options(export_prefix=str(prefix),
-                                    energy="--energy" in spec["batsim_args"],
-                                    forward_profiles_on_submission=(
-                                        "--forward-profiles-on-submission"
-                                        in spec["batsim_args"])),
-                    events=[str(folder / e) for e in spec["events"]],
-                    mmax_workload="--mmax-workload" in spec["batsim_args"]),
-            ReplayPeer(str(folder / "transcript.jsonl"), strict=False))
+        run_simulation(case_run_spec(case, str(prefix)),
+                       ReplayPeer(str(REFERENCE / case / "transcript.jsonl"), strict=False))
     return run
 
 
@@ -153,16 +141,9 @@ def test_compute_sharing_and_unavailability_agree(tmp_path: Path,
 
 @pytest.mark.slow
 def test_f_10k_log_and_live_books_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    folder = REFERENCE / "f_10k_easy_cluster128_quiet"
-    spec = json.loads((folder / "case.json").read_text())
-
     def run(prefix: Path) -> None:
         prefix.parent.mkdir(parents=True)
-        run_simulation(
-            RunSpec(platform=str(folder / spec["platform"]),
-                    workloads=[str(folder / w) for w in spec["workloads"]],
-                    options=Options(export_prefix=str(prefix), timing="ideal"),
-                    mmax_workload=True),
-            InProcess(get_scheduler("easy")))
+        run_simulation(case_run_spec("f_10k_easy_cluster128_quiet", str(prefix), timing="ideal"),
+                       InProcess(get_scheduler("easy")))
 
     _both(tmp_path, monkeypatch, run)

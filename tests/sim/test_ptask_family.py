@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import csv
 import math
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fuzz.fuzzlib import time_limit  # (Hang: the kernel spins)
 from ptask_family import FillerWithMapping, generate
 
 from batsim_py.run import RunSpec, run_simulation
@@ -21,18 +19,6 @@ from batsim_py.sim.options import Options
 SECONDS = 30.0  # per case; they take well under a second
 
 
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    def on_alarm(signum, frame):  # noqa: ANN001
-        raise TimeoutError(f"no end within {seconds} s: the kernel spins")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _simulate(seed: int, tmp_path: Path, energy: bool) -> None:

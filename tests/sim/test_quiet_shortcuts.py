@@ -19,16 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernel_pair import Recorder, output_files
-from test_lean import PROFILES, Busy, Never, Twice, _jobs, _random_workload, _workload
+from kernel_pair import assert_same, run_with
+from test_lean import ERRORS, PROFILES, Busy, _jobs, _random_workload, _workload, errors_spec
 from test_lean import _case_spec as lean_case_spec
 
 from batsim_py.decision import events as ev
 from batsim_py.decision.inprocess import InProcess
 from batsim_py.decision.interface import DecisionProcess
 from batsim_py.decision.transcript import ReplayPeer
-from batsim_py.errors import SchedulerError
-from batsim_py.run import RunSpec, run_simulation
+from batsim_py.run import RunSpec
 from batsim_py.schedulers import get_scheduler
 from batsim_py.sim import simulation
 from batsim_py.sim.options import Options
@@ -51,44 +50,15 @@ REPLAYED = ["b3_paper800_easysjf_cluster32", "b5_paper800_batsched_easy_cluster3
             "e4_kill_pybatsim_fcfsKiller_seq_small", "e5_reject_batsched_rejecter_small"]
 
 
-def _run(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess], quiet: bool,
-         monkeypatch: pytest.MonkeyPatch) -> tuple[list, dict[str, bytes], Any, str]:
-    """One run; its calls, its files, the simulation and its error (or "")."""
-    prefix = tmp / ("quiet" if quiet else "rounds") / "out"
-    with monkeypatch.context() as m:
-        if quiet:
-            m.delenv(simulation.SHORTCUTS, raising=False)
-        else:
-            m.setenv(simulation.SHORTCUTS, "0")
-        recorder = Recorder(make())
-        sims: list[Any] = []
-        error = ""
-        options = Options(**{**{n: getattr(spec.options, n) for n in Options.__slots__},
-                             "export_prefix": str(prefix)})
-        run_spec = RunSpec(spec.platform, spec.workloads, options,
-                           mmax_workload=spec.mmax_workload, events=spec.events)
-        try:
-            run_simulation(run_spec, recorder, setup=sims.append)
-        except SchedulerError as exc:
-            error = str(exc)
-    return recorder.calls, output_files(prefix.parent), sims[0], error
-
-
 def same_both_ways(tmp: Path, spec: RunSpec, make: Callable[[], DecisionProcess],
                    monkeypatch: pytest.MonkeyPatch) -> tuple[list, Any, str]:
     """Run round by round and with the shortcuts; assert both agree. The calls, the
     simulation with shortcuts and the error (if any)."""
-    calls_r, files_r, sim_r, error_r = _run(tmp, spec, make, False, monkeypatch)
-    calls_q, files_q, sim_q, error_q = _run(tmp, spec, make, True, monkeypatch)
-    assert sim_r.quiet_replies == sim_r.quiet_wakes == 0
-    assert error_q == error_r
-    assert "out_jobs.csv" in files_r and files_r.keys() == files_q.keys()
-    assert len(calls_q) == len(calls_r)
-    for k, (call_q, call_r) in enumerate(zip(calls_q, calls_r, strict=True)):
-        assert call_q == call_r, f"scheduler call {k}"
-    for name in files_r:
-        assert files_q[name] == files_r[name], name
-    return calls_q, sim_q, error_q
+    rounds = run_with(tmp / "rounds", spec, make, {simulation.SHORTCUTS: "0"}, monkeypatch)
+    quiet = run_with(tmp / "quiet", spec, make, {simulation.SHORTCUTS: None}, monkeypatch)
+    assert rounds.sim.quiet_replies == rounds.sim.quiet_wakes == 0
+    assert_same(rounds, quiet)
+    return quiet.calls, quiet.sim, quiet.error
 
 
 def _case_spec(case: str) -> tuple[RunSpec, dict]:
@@ -169,16 +139,10 @@ def test_external_events_and_parallel_tasks(tmp_path: Path,
                for _, events in calls for e in events)
 
 
-@pytest.mark.parametrize("scheduler, message", [
-    (Twice, "is over (COMPLETED_SUCCESSFULLY) and was already reported"),
-    (Never, "simulation stalled at t=20.0000"),
-])
+@pytest.mark.parametrize("scheduler, message", ERRORS)
 def test_errors(scheduler: Callable[[], DecisionProcess], message: str, tmp_path: Path,
                 monkeypatch: pytest.MonkeyPatch) -> None:
-    jobs = [{"id": i, "subtime": 10.0 * i, "walltime": -1, "res": 1, "profile": "d3"}
-            for i in range(3)]
-    path = _workload(tmp_path, "w", jobs, PROFILES)
-    _, _, error = same_both_ways(tmp_path, RunSpec(SMALL4, [path], Options()), scheduler,
+    _, _, error = same_both_ways(tmp_path, errors_spec(tmp_path, "batsim"), scheduler,
                                  monkeypatch)
     assert message in error
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from batsim_py.errors import WorkloadError
+from batsim_py.workload.profiles import PARSERS
 from batsim_py.workload.reader import parse_workload
 
 scalars = st.one_of(
@@ -22,22 +23,7 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
     max_leaves=6,
 )
-profile_types = st.sampled_from(
-    [
-        "delay",
-        "composed",
-        "parallel",
-        "parallel_homogeneous",
-        "parallel_homogeneous_total",
-        "parallel_homogeneous_pfs",
-        "data_staging",
-        "usage_trace",
-        "smpi",
-        "send",
-        "recv",
-        "bogus",
-    ]
-)
+profile_types = st.sampled_from([*PARSERS, "bogus"])  # (every parser, and one unknown type)
 profile_keys = st.sampled_from(
     [
         "delay",
