@@ -24,7 +24,7 @@ import textwrap
 from collections.abc import Sequence
 
 from batsim_py import __version__
-from batsim_py.cli import FLAGS, Flag, build_parser
+from batsim_py.cli import FLAGS, Flag, build_parser, no_collection_at_exit
 from batsim_py.cli import main as batsim_py_main
 
 BATSIM_VERSION = "4.2.1"  # the Batsim this command imitates
@@ -107,6 +107,8 @@ def _usage_error(reason: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # (the process's own command line)
+        no_collection_at_exit()
     argv = list(sys.argv[1:] if argv is None else argv)
     # As docopt: help first, then version, wherever they are in the arguments.
     if "-h" in argv or "--help" in argv:
