@@ -24,6 +24,9 @@ from batsim_py.workload.model import Workload
 from batsim_py.workload.reader import load_workload
 
 log = logging.getLogger(__name__)
+# The collector's thresholds during a run (`execute`): few collections of the young objects,
+# the generations above almost never.
+RUN_GC_THRESHOLDS = (50_000, 50, 100)
 
 
 @dataclass
@@ -170,7 +173,7 @@ def execute(sim: Simulation, spec: RunSpec, t0: float,
         # were made would be collected after the run, once unfrozen.
         gc.freeze()
         thresholds = gc.get_threshold()
-        gc.set_threshold(50_000, 50, 100)
+        gc.set_threshold(*RUN_GC_THRESHOLDS)
         try:
             if spec.progress:
                 from batsim_py.progress import ProgressDisplay
@@ -180,6 +183,12 @@ def execute(sim: Simulation, spec: RunSpec, t0: float,
             else:
                 sim.run()
         finally:
+            # The run's survivors (a record per job) join the inputs in the oldest generation
+            # (frozen, then unfrozen with them): left in the younger ones, the collector's
+            # thresholds restored would rescan them all at once, for nothing (a million jobs:
+            # 0.6 s; 400,000: 0.31 s, collecting nothing). A cycle among them is still
+            # collected, by the next full collection.
+            gc.freeze()
             gc.set_threshold(*thresholds)
             gc.unfreeze()
         if spec.write_outputs:

@@ -4,6 +4,7 @@ tests/conformance/reference, whose compressed files are written out here, once).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,14 @@ from conformance.corpus import prepare  # (tests/ is on sys.path: pytest's rootd
 from hypothesis import HealthCheck, settings
 
 from batsim_py import native
+
+# Byte-code caches on, for this process and every process the tests start (the CLI runs,
+# the xdist workers, the docs' commands): an environment with PYTHONDONTWRITEBYTECODE set (as
+# some containers are) made each of the suite's ~thousand Python processes compile batsim_py
+# from its sources again, and pytest rewrite the test modules in every worker: tests/cli took
+# 31-34 CPU-s so, 22-24 with the caches (__pycache__ folders are git-ignored).
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.dont_write_bytecode = False
 
 PROJECT = Path(__file__).resolve().parents[1]
 REFERENCE = prepare()  # PROJECT / "tests" / "conformance" / "reference"
