@@ -865,22 +865,38 @@ out:
     return result;
 }
 
-/* All of `n` bytes to the file descriptor, the GIL released while the kernel writes (a signal
- * interrupting it runs its handler, which may raise); -1 with OSError set on a failed write. */
-static int write_all(int fd, const char *p, Py_ssize_t n) {
-    while (n > 0) {
+/* One write(2) of up to `n` bytes (1 GiB at most) to the file descriptor, the GIL released
+ * while the kernel writes; a write interrupted by a signal runs its handler (which may raise)
+ * and is tried again.  The bytes written; -1 on a failed write, its errno in *err; -2 with the
+ * handler's exception set.  (write_all and direct_flush's direct writes both use it.) */
+static Py_ssize_t write_once(int fd, const char *p, Py_ssize_t n, int *err) {
+    for (;;) {
         Py_ssize_t w;
-        int err;
+        int e;
         Py_BEGIN_ALLOW_THREADS
         w = write(fd, p, (size_t)(n < (1 << 30) ? n : (1 << 30)));
-        err = errno;
+        e = errno;
         Py_END_ALLOW_THREADS
+        if (w >= 0)
+            return w;
+        if (e != EINTR) {
+            *err = e;
+            return -1;
+        }
+        if (PyErr_CheckSignals() < 0)
+            return -2;
+    }
+}
+
+/* All of `n` bytes to the file descriptor (write_once); -1 with OSError set on a failed
+ * write, or with a signal handler's exception. */
+static int write_all(int fd, const char *p, Py_ssize_t n) {
+    while (n > 0) {
+        int err = 0;
+        Py_ssize_t w = write_once(fd, p, n, &err);
+        if (w == -2)
+            return -1;
         if (w < 0) {
-            if (err == EINTR) {
-                if (PyErr_CheckSignals() < 0)
-                    return -1;
-                continue;
-            }
             errno = err;
             PyErr_SetFromErrno(PyExc_OSError);
             return -1;
@@ -923,17 +939,10 @@ static int direct_flush(TraceEvents *self, int fd, Buf *b, Py_ssize_t *start, in
             self->no_direct = 1;
     }
     while (n > 0 && (*flags & O_DIRECT)) {
-        Py_ssize_t w;
-        int err;
-        Py_BEGIN_ALLOW_THREADS
-        w = write(fd, p, (size_t)(n < (1 << 30) ? n : (1 << 30)));
-        err = errno;
-        Py_END_ALLOW_THREADS
-        if (w < 0 && err == EINTR) {
-            if (PyErr_CheckSignals() < 0)
-                return -1;
-            continue;
-        }
+        int err = 0;
+        Py_ssize_t w = write_once(fd, p, n, &err);
+        if (w == -2)
+            return -1;
         if (w < 0 && err != EINVAL) {
             errno = err;
             PyErr_SetFromErrno(PyExc_OSError);
