@@ -35,11 +35,9 @@ class InProcess(DecisionProcess):
     def exchange(self, now: float, events: Sequence[Event]) -> Reply:
         t = wire_time(now)
         easy = self.easy
-        if self.at_request and type(t) is float and -EXACT_READ_LIMIT < t < EXACT_READ_LIMIT:
-            if easy is not None:
-                return easy.exchange(t, events)
-            return self.scheduler.exchange(t, events)
         reply = easy.exchange(t, events) if easy is not None else self.scheduler.exchange(t, events)
+        if self.at_request and type(t) is float and -EXACT_READ_LIMIT < t < EXACT_READ_LIMIT:
+            return reply
         # The usual reply (`now` and every decision at the request's time, a 6-decimal float
         # below `EXACT_READ_LIMIT` (or an int below 1e9) which `read_back` keeps as it is, and
         # no CALL_ME_LATER date to read) is read as it is: the same reply `as_read` would
