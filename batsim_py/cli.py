@@ -124,7 +124,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--redis-port",), "Redis port (only with --enable-redis)", "int", 6379, "PORT"),
     Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis; legacy protocol "
          "over a Unix socket: the socket's absolute path)", "value", "default", "PREFIX"),
-    Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
+    Flag(("--no-sched",), "batexec mode: no scheduler, every job starts at time 0 on machines "
+         "0..res-1, jobs overlapping"),
     Flag(("--WS", "--workflow-start"), "cut workflow FILE started at TIME; repeatable", "pair",
          None, ("FILE", "TIME"), supported=False),
     Flag(("--workflow-jobs-limit",), "max concurrent jobs per workflow", "int", 0, "N"),
@@ -384,7 +385,7 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
             "export_prefix": args.export,
             # (Batsim: false only with --no-sched; here also with an in-process scheduler or
             # a transcript, which need no scheduler process)
-            "external_scheduler": args.scheduler is None,
+            "external_scheduler": args.scheduler is None and not args.no_sched,
         }, separators=(",", ":")))
         return 0
     _reject_unsupported(args)
@@ -454,6 +455,7 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         output_layout=args.output_layout,
         end_in_last_batch=args.legacy_protocol is not None,
         unavailable_kills=bool(args.legacy_protocol is not None and args.legacy_failure_stamps),
+        no_sched=args.no_sched,
     )
     spec = RunSpec(
         platform=args.platform,
@@ -469,7 +471,12 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
-    if flux:
+    if args.no_sched:
+        from batsim_py.sim.batexec import NoScheduler, check_cli
+
+        check_cli(args)
+        decision: Any = NoScheduler()
+    elif flux:
         _edc_choice(args)  # (refuses an EDC option beside --protocol flux)
         from batsim_py.decision.flux_peer import from_cli_args
 

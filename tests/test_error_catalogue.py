@@ -343,6 +343,7 @@ CASES: dict[str, Case] = {
     "W41": w(prof({"type": "usage_trace", "trace": ""})),
     "W42": w(prof({"type": "send", "msg": "hello"})),
     "W43": w('{"nb_res": 4, "profiles": {}, "jobs": [{"id": "\\ud800"}]}'),
+    "W44": Case([*RUN, "--no-sched"], {"w.json": json.dumps(job(res=5))}),
     # -- external events ---------------------------------------------------------------------
     "E01": Case([*RUN, "--scheduler", "fcfs", "--events", "missing.txt"]),
     "E02": ev("{nope"),

@@ -468,6 +468,14 @@ def job_process(sim: Simulation, run: JobRun) -> Generator[tuple, Any, None]:
             run.io_profile,
         )
     sim.on_job_finished(run, ret)
-    if run.state != "COMPLETED_KILLED":  # a kill reports through the killer
+    if sim.options.no_sched:
+        # No server to tell: the executor ends here, and SimGrid cancels the activities of an
+        # actor that ends, so a task left running at the walltime stops now (with a server it
+        # stops as the job is forgotten, once its end was delivered: the same date).
+        for task in run.abandoned:
+            sim.engine.drop_task(task)
+        return
+    if run.state != "COMPLETED_KILLED":
+        # (A kill reports through the killer; with --no-sched there is no server to tell.)
         # (Nothing may follow: Simulation.quiet_wake drops the executor after this message.)
         yield (PUT, ("JOB_COMPLETED", run), sim.cost(run.host))

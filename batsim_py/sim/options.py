@@ -30,4 +30,6 @@ class Options:
     # Batsim 5's rules where they differ from 4's (a batprotocol EDC drives the run):
     # a CallMeLater already due fires at once instead of being an error.
     v5_semantics: bool = False
+    # Batsim's --no-sched (batexec): no scheduler, every job starts at 0 (sim/batexec.py).
+    no_sched: bool = False
     output_layout: str = "v4"  # "v5": Batsim 5's file names and formats (output/v5_layout.py)

@@ -36,7 +36,7 @@ from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
 from batsim_py.sharing.lone import lone_transfer
-from batsim_py.sim import io_job, lean
+from batsim_py.sim import batexec, io_job, lean
 from batsim_py.sim.availability import Availability
 from batsim_py.sim.energy import HostEnergy
 from batsim_py.sim.energy_trace import EnergyTrace
@@ -1331,6 +1331,13 @@ class Simulation:
         engine = self.engine
         self.started = True
         self.master_cost = self.cost(self.master_host)
+        if self.options.no_sched:
+            batexec.launch_all(self)
+            engine.run()
+            self.end_acknowledged = True  # (nobody to tell: the run is over)
+            for hook in self.end_hooks:
+                hook()
+            return
         if lean.choose(self):
             lean.run(self)
             self.check_ended()

@@ -56,8 +56,10 @@ BAD_INPUTS = [
      r"only 4 compute machines"),
     ("unknown scheduler", lambda t: ["-p", SMALL4, "-w", DELAYS, "--scheduler", "nope"],
      r"unknown scheduler 'nope' \(known: .*fcfs"),
-    ("unsupported flag", lambda t: ["-p", SMALL4, "-w", DELAYS, "--no-sched"],
-     r"--no-sched is not yet supported"),
+    ("unsupported flag", lambda t: ["-p", SMALL4, "-w", DELAYS, "--sg-cfg", "a:b"],
+     r"--sg-cfg is not yet supported"),
+    ("no-sched with a scheduler", lambda t: ["-p", SMALL4, "-w", DELAYS, "--no-sched"],
+     r"--no-sched runs the workloads without a scheduler: --scheduler cannot come with it"),
 ]
 
 
