@@ -105,8 +105,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-E", "--energy"), "host energy model (SimGrid's plugin), energy outputs, pstates"),
     Flag(("--events",), "external events file (JSON lines: machine_(un)available, others with "
          "--forward-unknown-events); repeatable", "list", None, "FILE"),
-    Flag(("-W", "--workflow"), "DAX workflow file; repeatable", "list", None, "FILE",
-         supported=False),
+    Flag(("-W", "--workflow"), "DAX workflow file, started at 0 (named wf0, wf1, ...); "
+         "repeatable (docs/workflows.md)", "list", None, "FILE"),
     Flag(("--enable-dynamic-jobs",), "allow REGISTER_JOB / REGISTER_PROFILE; the simulation then "
          "ends only after NOTIFY registration_finished"),
     Flag(("--acknowledge-dynamic-jobs",), "answer REGISTER_JOB with JOB_SUBMITTED"),
@@ -125,11 +125,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis; legacy protocol "
          "over a Unix socket: the socket's absolute path)", "value", "default", "PREFIX"),
     Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
-    Flag(("--WS", "--workflow-start"), "cut workflow FILE started at TIME; repeatable", "pair",
-         None, ("FILE", "TIME"), supported=False),
+    Flag(("--WS", "--workflow-start"), "DAX workflow FILE started at TIME seconds (named wfc0, "
+         "wfc1, ...); repeatable", "pair", None, ("FILE", "TIME")),
     Flag(("--workflow-jobs-limit",), "max concurrent jobs per workflow", "int", 0, "N"),
-    Flag(("--ignore-beyond-last-workflow",), "ignore submissions after the last workflow ended",
-         supported=False),
+    Flag(("--ignore-beyond-last-workflow",), "ignore job submissions once a workflow ended "
+         "(Batsim's rule: while exactly one has ended)"),
     Flag(("--sg-cfg",), "SimGrid option NAME:VALUE; repeatable (batsim-py reads none)", "list",
          None, "NAME:VALUE", supported=False),
     Flag(("--sg-log",), "SimGrid logging option; repeatable (accepted and ignored)", "list",
@@ -464,10 +464,16 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         mmax=args.mmax,
         mmax_workload=args.mmax_workload,
         events=args.events,
+        workflows=args.workflow,
+        workflow_starts=[(path, _start_time(path, text)) for path, text in args.WS],
+        workflow_jobs_limit=args.workflow_jobs_limit,
+        ignore_beyond_last_workflow=args.ignore_beyond_last_workflow,
         progress=not (args.quiet or args.verbosity == "quiet") and sys.stderr.isatty(),
     )
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
+    if args.workflow_jobs_limit < 0:
+        raise UsageError(f"--workflow-jobs-limit must be >= 0, not {args.workflow_jobs_limit}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
     if flux:
         _edc_choice(args)  # (refuses an EDC option beside --protocol flux)
@@ -482,6 +488,21 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
     return 0
+
+
+def _start_time(path: str, text: str) -> float:
+    """A --WS start time, read as Batsim's std::stod reads it (its numeric prefix); it must
+    be a finite number >= 0."""
+    from batsim_py.workload.dax import strtod_prefix
+
+    value = strtod_prefix(text)
+    if value is None:
+        raise UsageError(f"--workflow-start {path} {text}: cannot read the start time "
+                         f"'{text}' as a number")
+    if not 0 <= value < float("inf"):
+        raise UsageError(f"--workflow-start {path} {text}: the start time must be a finite "
+                         "number >= 0")
+    return value
 
 
 def _process_setup(refs: Sequence[str], spec: Any) -> Any:
