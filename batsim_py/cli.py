@@ -126,7 +126,8 @@ FLAGS: tuple[Flag, ...] = (
          "over a Unix socket: the socket's absolute path)", "value", "default", "PREFIX"),
     Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
     Flag(("--WS", "--workflow-start"), "DAX workflow FILE started at TIME seconds (named wfc0, "
-         "wfc1, ...); repeatable", "pair", None, ("FILE", "TIME")),
+         "wfc1, ...); several as FILE TIME FILE TIME ... (Batsim's form) or repeated", "pairs",
+         None, "FILE TIME"),
     Flag(("--workflow-jobs-limit",), "max concurrent jobs per workflow", "int", 0, "N"),
     Flag(("--ignore-beyond-last-workflow",), "ignore job submissions once a workflow ended "
          "(Batsim's rule: while exactly one has ended)"),
@@ -212,8 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
             kwargs["action"] = "store_true"
         elif flag.kind == "list":
             kwargs.update(action="append", default=[], metavar=flag.metavar)
-        elif flag.kind == "pair":
-            kwargs.update(action="append", default=[], nargs=2, metavar=flag.metavar)
+        elif flag.kind == "pairs":
+            kwargs.update(action="append", default=[], nargs="+", metavar=flag.metavar)
         elif flag.kind == "two":
             kwargs.update(default=None, nargs=2, metavar=flag.metavar)
         else:
@@ -465,15 +466,13 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         mmax_workload=args.mmax_workload,
         events=args.events,
         workflows=args.workflow,
-        workflow_starts=[(path, _start_time(path, text)) for path, text in args.WS],
+        workflow_starts=_workflow_starts(args.WS),
         workflow_jobs_limit=args.workflow_jobs_limit,
         ignore_beyond_last_workflow=args.ignore_beyond_last_workflow,
         progress=not (args.quiet or args.verbosity == "quiet") and sys.stderr.isatty(),
     )
     if args.mmax < 0:
         raise UsageError(f"--mmax must be >= 0, not {args.mmax}")
-    if args.workflow_jobs_limit < 0:
-        raise UsageError(f"--workflow-jobs-limit must be >= 0, not {args.workflow_jobs_limit}")
     setup = _process_setup(args.process, spec)  # (user code errors before any socket opens)
     if flux:
         _edc_choice(args)  # (refuses an EDC option beside --protocol flux)
@@ -488,6 +487,15 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
     return 0
+
+
+def _workflow_starts(groups: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
+    """The (file, start time) pairs of --WS: Batsim takes them after one --WS (`--WS F1 T1 F2
+    T2`, docopt's `(<cut_workflow_file> <start_time>)...`); a repeated --WS is also taken."""
+    items = [x for group in groups for x in group]
+    if len(items) % 2:
+        raise UsageError(f"--workflow-start takes FILE TIME pairs, got {' '.join(items)}")
+    return [(items[k], _start_time(items[k], items[k + 1])) for k in range(0, len(items), 2)]
 
 
 def _start_time(path: str, text: str) -> float:

@@ -109,6 +109,8 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     gc.disable()
     try:
         _check_needs(decision, spec.options)
+        if spec.workflow_jobs_limit < 0:
+            raise UsageError(f"--workflow-jobs-limit must be >= 0, not {spec.workflow_jobs_limit}")
         if spec.write_outputs:
             check_prefix(spec.options.export_prefix)
         platform = (spec.platform if isinstance(spec.platform, Platform)

@@ -365,6 +365,8 @@ CASES: dict[str, Case] = {
     "X07": wf('<adag><job id="B" runtime="1"/><job id="C" runtime="2"/><job id="D" runtime="1"/>'
               '<child ref="D"><parent ref="B"/><parent ref="B"/><parent ref="C"/></child></adag>',
               "-W", "wf.dax"),
+    "X08": wf('<adag><job id="A" runtime="1"/></adag>', "-W", "wf.dax", "--WS", "wf.dax", "5",
+              "--ignore-beyond-last-workflow"),
     # -- external events ---------------------------------------------------------------------
     "E01": Case([*RUN, "--scheduler", "fcfs", "--events", "missing.txt"]),
     "E02": ev("{nope"),

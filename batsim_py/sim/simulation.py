@@ -117,6 +117,7 @@ class Simulation:
         # Jobs whose submitter waits for their end (workflow tasks): id -> its mailbox.
         self.callbacks: dict[str, str] = {}
         self.workflow_actors: dict[str, Actor] = {}  # the workflows' submitters, by name
+        self.ignored_tasks: list[str] = []  # workflow jobs dropped by the -k rule
         self.decision = decision
         self.options = options = options or Options()
         self.engine = Engine()
@@ -804,6 +805,8 @@ class Simulation:
             # Batsim's -k rule compares the finished workflow submitters with
             # `Workflows::size()`, which returns a bool: it ignores submissions while exactly
             # one workflow is over (with two workflows, again once both are).
+            if len(msg) > 2:  # a workflow's task: its submitter will wait for it forever
+                self.ignored_tasks.extend(job.id for job in msg[1])
             return
         if len(msg) > 2:  # a workflow's task: its submitter is called back at its end
             for job in msg[1]:

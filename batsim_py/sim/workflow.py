@@ -111,11 +111,12 @@ def workflow_stall(sim: Simulation) -> str | None:
     after which Batsim kills every actor and writes what it has. batsim-py stops with this
     error instead (its outputs are written as after any error).
 
-    Two ways: the server blocks sending a completion's callback while that workflow's
+    Three ways: the server blocks sending a completion's callback while that workflow's
     submitter blocks submitting its next task to the server (two tasks of one workflow end
-    together and the first one's end readies a task); or a submitter waits for the callback
-    of a job that will never complete normally (the scheduler rejected or killed it: Batsim
-    calls a submitter back only from a JOB_COMPLETED)."""
+    together and the first one's end readies a task); a submitter waits for the callback of a
+    job that will never complete normally (the scheduler rejected or killed it: Batsim calls
+    a submitter back only from a JOB_COMPLETED); or the -k rule dropped its task. All three
+    were checked against Batsim 4.2.1 (tests/conformance/workflows)."""
     engine = sim.engine
     now = engine.now
     for name, actor in sim.workflow_actors.items():
@@ -130,6 +131,14 @@ def workflow_stall(sim: Simulation) -> str | None:
                 "server to take its next task (two of its tasks ended together); Batsim "
                 "4.2.1 deadlocks there too (SimGrid: 'Oops! Deadlock'); try "
                 "--workflow-jobs-limit 1 or distinct task runtimes"
+            )
+        ignored = [j for j in sim.ignored_tasks if j.startswith(f"{name}!")]
+        if ignored:
+            return (
+                f"deadlock at t={now:f}: workflow {name}'s submitter waits for the end of "
+                f"{', '.join(ignored)}, which --ignore-beyond-last-workflow dropped (Batsim "
+                "ignores every submission while exactly one workflow has ended, this "
+                "workflow's too); Batsim 4.2.1 deadlocks there too (SimGrid: 'Oops! Deadlock')"
             )
         pending = sorted(j for j, box_name in sim.callbacks.items()
                          if box_name == f"{name}_submitter")
