@@ -184,7 +184,13 @@ class FluxPeer(DecisionProcess):
         self._ingest()
         self._fill_allocs()
         if self._status_out:
-            self._out += self._status_out
+            if ending:  # (sim.end's answer is the scheduler's last word: nothing else is read)
+                for asked in self.status_asked:
+                    self._record_status(asked, {"errnum": ENOSYS, "errstr": "not asked: the "
+                                                "simulation ends at that time"})
+                self.status_asked = []
+            else:
+                self._out += self._status_out
             self._status_out = []
         if ending:
             self.write_outputs()

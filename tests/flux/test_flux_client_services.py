@@ -6,7 +6,10 @@ response when feasible; `{all, allocated, down}` as R objects."""
 
 from __future__ import annotations
 
+import csv
 import json
+import socket
+import sys
 from pathlib import Path
 
 import batsim_py
@@ -41,8 +44,6 @@ def _t2300(tmp_path, scheduler, events=None, **options):
         allow_compute_sharing=True, timing="ideal", export=prefix)
     sim.run()
     with open(f"{prefix}_flux_jobs.csv") as f:
-        import csv
-
         flux = {r["job_id"]: r for r in csv.DictReader(f)}
     with open(f"{prefix}_flux_eventlog.jsonl") as f:
         log = [json.loads(line) for line in f]
@@ -151,3 +152,30 @@ def test_in_process_statuses_match_the_job_manager(tmp_path):
     assert [(s["timestamp"], s["summary"]["allocated"], s["differences"])
             for s in peer.statuses] == [(5, "rank[0-1]/core[0-1]", []), (105, "rank0/core1", [])]
     assert (tmp_path / "out_flux_resource_status.jsonl").exists()
+
+
+def test_shipped_easy_as_a_process_serves_both(tmp_path):
+    """Over ZeroMQ (the client as a process): easy registers feasibility and answers it and
+    sched.resource-status on the wire."""
+    from batsim_py.cli import main
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    endpoint = f"tcp://127.0.0.1:{port}"
+    events = tmp_path / "events.jsonl"
+    events.write_text((T2300 / "t2300_events.jsonl").read_text()
+                      + json.dumps({"timestamp": 5, "type": "flux_resource_status"}) + "\n")
+    code = main(["-p", str(T2300 / "two_by_two.xml"), "-w", str(T2300 / "t2300.json"),
+                 "--events", str(events), "--protocol", "flux", "--flux-granularity", "core",
+                 "--timing", "ideal", "--flux-feasibility", "-e", str(tmp_path / "out"), "-q",
+                 "-s", endpoint, "--scheduler-command",
+                 f"{sys.executable} -m batsim_py.flux_client easy -s {endpoint}"])
+    assert code == 0
+    with open(tmp_path / "out_flux_jobs.csv") as f:
+        flux = {r["job_id"]: r for r in csv.DictReader(f)}
+    assert flux["w0!6"]["exception_type"] == "feasibility"
+    with open(tmp_path / "out_flux_resource_status.jsonl") as f:
+        [status] = [json.loads(line) for line in f]
+    assert status["summary"]["allocated"] == "rank[0-1]/core[0-1]"
+    assert status["differences"] == []

@@ -127,3 +127,30 @@ def test_no_scheduler_online_nothing_is_asked(tmp_path):
     assert client.sent("sched.resource-status") == []
     [entry] = statuses(tmp_path)
     assert (entry["timestamp"], entry["errnum"]) == (2, ENOSYS)
+
+
+def test_a_question_at_the_end_is_recorded_not_asked(tmp_path):
+    """A question in the batch that ends the simulation would never be answered (sim.end's
+    answer is the last word read): it is recorded as not asked, never left out."""
+    from batsim_py.decision import events as ev
+    from batsim_py.decision.flux_peer import FluxPeer
+
+    class Transport:
+        sent: list = []
+
+        def exchange_text(self, text, ending=None):
+            self.sent.append(json.loads(text))
+            return json.dumps({"now": 7, "messages": [msg("sim.end", "response", {})]})
+
+        def close(self):
+            pass
+
+    transport = Transport()
+    peer = FluxPeer(transport, export_prefix=str(tmp_path / "out"))
+    peer.set_hosts([("node0", 1)])
+    peer.online = True  # (a scheduler past its sched-ready)
+    peer.exchange(7, [ev.Notify(7, "generic", data={"type": "flux_resource_status"}),
+                      ev.SimulationEnds(7)])
+    assert [[m["topic"] for m in b["messages"]] for b in transport.sent] == [["sim.end"]]
+    [entry] = statuses(tmp_path)
+    assert (entry["timestamp"], entry["errnum"]) == (7, ENOSYS)
