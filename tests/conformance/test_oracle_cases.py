@@ -51,6 +51,8 @@ def test_oracle_case(case: str, tmp_path: Path) -> None:
                     reason="pybatsim 3.2.1 is not installed (pip install --no-deps pybatsim==3.2.1 "
                     "procset sortedcontainers docopt)")
 @pytest.mark.parametrize("case", CASES)
-def test_oracle_case_with_pybatsim(case: str, tmp_path: Path) -> None:
+def test_oracle_case_with_pybatsim(case: str, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # (pybatsim's scheduling layer writes out_events.csv here)
     scheduler = case_json(case, ORACLE)["scheduler"]
     _check(case, tmp_path, PybatsimPeer(scheduler["name"], scheduler["options"]))
