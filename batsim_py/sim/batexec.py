@@ -164,6 +164,7 @@ def check_cli(args: Any) -> None:
         ("--protocol flux", args.protocol == "flux"),
         ("--events", bool(args.events)),
         ("-W/--workflow", bool(getattr(args, "workflow", None))),
+        ("--WS/--workflow-start", bool(getattr(args, "WS", None))),
         ("--enable-dynamic-jobs", args.enable_dynamic_jobs),
     ) if on]
     if given:
