@@ -174,6 +174,9 @@ FLAGS: tuple[Flag, ...] = (
          "until a new hello (RFC 27) instead of stopping the run"),
     Flag(("--flux-eventlog",), "with --protocol flux: also write PREFIX_flux_eventlog.jsonl "
          "(RFC 18-style job events)"),
+    Flag(("--flux-feasibility",), "with --protocol flux: check each job at submission with "
+         "feasibility.check when the scheduler registered that service (flux-core's "
+         "feasibility validator); a job it refuses is rejected"),
 )
 
 

@@ -9,7 +9,10 @@ rules are the JSON mode's: each engine call (`exchange`) turns Batsim events int
 `sched.free` with its R and `final: true`, machines going down `resource.acquire` responses),
 sends the batch, and turns the scheduler's answers into Batsim decisions at the reply's `now`
 (SUCCESS with a validated R -> EXECUTE_JOB on those ranks, DENY -> REJECT_JOB, `wakeup` ->
-CALL_ME_LATER). Requests of the scheduler (handshake) are answered in further round trips at
+CALL_ME_LATER). With `feasibility`, a submitted job is first checked by the scheduler's
+`feasibility` service if it registered one (`service.add`), and a refused job is rejected at
+submission; a `flux_resource_status` event asks `sched.resource-status` and records the
+answer. Requests of the scheduler (handshake) are answered in further round trips at
 the same instant, until the scheduler has nothing more to ask: that quiescence is what Flux's
 own simulator lacked (flux-core#1566).
 
@@ -38,7 +41,7 @@ from batsim_py.decision.interface import DecisionProcess
 from batsim_py.errors import OutputError, ProtocolError, SchedulerError, WorkloadError
 from batsim_py.protocol.flux import annotations as ann
 from batsim_py.protocol.flux import envelope as env
-from batsim_py.protocol.flux import idset, jobspec, rv1
+from batsim_py.protocol.flux import idset, jobspec, rv1, services
 from batsim_py.protocol.flux.envelope import ENODATA, ENOSYS, Message
 from batsim_py.wire import wire_time
 
@@ -75,7 +78,7 @@ class FluxJob:
     t_submit: float  # simulated seconds (the wire adds the epoch)
     jobspec: dict[str, Any]
     request: jobspec.Request
-    state: str = "SCHED"  # SCHED, RUN, CLEANUP, INACTIVE (RFC 21)
+    state: str = "SCHED"  # NEW (submitted, not yet ingested), SCHED, RUN, CLEANUP, INACTIVE
     alloc_pending: bool = False  # a sched.alloc is outstanding
     cancel_sent: bool = False
     cancelled: bool = False  # the user cancelled it (an exception of type cancel)
@@ -95,7 +98,8 @@ class FluxJob:
 class FluxPeer(DecisionProcess):
     def __init__(self, transport: Transport, *, granularity: str = "node",
                  epoch: float = 0.0, tolerant: bool = False, export_prefix: str | None = None,
-                 eventlog: bool = False, log_messages: bool = True) -> None:
+                 eventlog: bool = False, log_messages: bool = True,
+                 feasibility: bool = False) -> None:
         if granularity not in ("node", "core"):
             raise ValueError(f"granularity must be 'node' or 'core', not {granularity!r}")
         self.transport = transport
@@ -104,6 +108,9 @@ class FluxPeer(DecisionProcess):
         self.tolerant = tolerant
         self.export_prefix = export_prefix
         self.write_eventlog = eventlog
+        # flux-core's job-ingest feasibility validator: each submitted job is checked with
+        # feasibility.check when the scheduler registered that service (else accepted).
+        self.feasibility = feasibility
         # Every envelope on the `batsim_py.network` logger, as Batsim logs its messages.
         self._log_level = logging.INFO if log_messages else logging.DEBUG
         self.hosts: list[str] = []
@@ -131,6 +138,13 @@ class FluxPeer(DecisionProcess):
         self._decisions: list[Any] = []
         self._out: list[Message] = []
         self._prioritized: list[list[int]] = []  # sched.prioritize entries of this instant
+        self.services: set[str] = set()  # registered by the scheduler (service.add)
+        self.hello_answered = False  # the scheduler's reply to sim.hello came (its services)
+        self.unchecked: list[FluxJob] = []  # NEW jobs waiting for that reply (--feasibility)
+        self.checks_asked: list[int] = []  # feasibility.check in flight, in the order sent
+        self.status_asked: list[float] = []  # sched.resource-status in flight (asked when)
+        self.statuses: list[dict[str, Any]] = []  # their answers (flux_resource_status events)
+        self._status_out: list[Message] = []  # sent last in the batch (after the frees)
 
     # ------------------------------------------------------------------ setup
     def bind_simulation(self, sim: Any) -> None:
@@ -167,7 +181,17 @@ class FluxPeer(DecisionProcess):
                 must_send = True
             elif kind is ev.SimulationEnds:
                 ending = True
+        self._ingest()
         self._fill_allocs()
+        if self._status_out:
+            if ending:  # (sim.end's answer is the scheduler's last word: nothing else is read)
+                for asked in self.status_asked:
+                    self._record_status(asked, {"errnum": ENOSYS, "errstr": "not asked: the "
+                                                "simulation ends at that time"})
+                self.status_asked = []
+            else:
+                self._out += self._status_out
+            self._status_out = []
         if ending:
             self.write_outputs()
             self._out.append(env.request("sim.end", {}))
@@ -193,8 +217,10 @@ class FluxPeer(DecisionProcess):
                 return d.Reply(self._now, ())
             for message in reply.messages:
                 self._on_message(message)
+            self.hello_answered = True  # (sim.hello went in the first exchange)
             if reply.wakeup is not None:
                 self._on_wakeup_asked(reply.wakeup - self.epoch)
+            self._ingest()
             self._fill_allocs()
             if not self._out:
                 return d.Reply(self._now, tuple(self._decisions))
@@ -245,10 +271,59 @@ class FluxPeer(DecisionProcess):
             return
         self.jobs[fid] = fj
         self.by_batsim[job.id] = fj
-        self._event(fj, "submit", {"urgency": urgency, "userid": userid})
+        if self.feasibility:  # job-ingest asks feasibility.check before the job manager
+            fj.state = "NEW"
+            self.unchecked.append(fj)
+        else:
+            self._accept(fj)
+
+    def _ingest(self) -> None:
+        """Submitted jobs waiting for ingest (--flux-feasibility): once the scheduler has
+        answered sim.hello (where it registers its services), each is checked with
+        feasibility.check if the scheduler registered `feasibility`, else accepted (as
+        flux-core's validator takes ENOSYS for feasible)."""
+        if not self.unchecked or not self.hello_answered:
+            return
+        for fj in self.unchecked:
+            if services.FEASIBILITY in self.services:
+                self.checks_asked.append(fj.id)
+                self._out.append(env.request("feasibility.check", {"jobspec": fj.jobspec}))
+            else:
+                self._accept(fj)
+        self.unchecked = []
+
+    def _accept(self, fj: FluxJob) -> None:
+        """The job manager takes the job (RFC 21 submit): it waits in SCHED for an alloc."""
+        fj.state = "SCHED"
+        self._event(fj, "submit", {"urgency": fj.urgency, "userid": fj.userid})
         self._event(fj, "priority", {"priority": fj.priority})
         self._event(fj, "depend", {})
+        if fj.cancelled:  # cancelled while its feasibility check was in flight
+            self._event(fj, "exception", {"type": "cancel", "severity": 0,
+                                          "note": "cancelled by the user"})
+            self._end_unstarted(fj, "CANCELED")
+            return
         self._queue(fj)
+
+    def _feasibility_response(self, m: Message) -> None:
+        if not self.checks_asked:
+            return self._fatal("answered feasibility.check, which the job manager did not ask "
+                               "(one response per request, in the order asked)")
+        fj = self.jobs[self.checks_asked[0]]
+        try:
+            note = services.feasibility_verdict(m)
+        except ProtocolError as exc:
+            return self._fatal(f"{exc} (job {fj.id}, '{fj.batsim_id}')")
+        del self.checks_asked[0]
+        if note is None:
+            self._accept(fj)
+            return
+        # Refused at submission: in Flux the submit fails and no job exists (no eventlog);
+        # Batsim accounts it as REJECTED, the text kept as DENY's note is.
+        fj.exception = ("feasibility", note)
+        fj.result = "FAILED"
+        fj.state = "INACTIVE"
+        self._decisions.append(d.RejectJob(self._now, fj.batsim_id))
 
     def _queue(self, fj: FluxJob) -> None:
         bisect.insort(self.queue, (fj.key(), fj), key=lambda item: item[0])
@@ -326,6 +401,9 @@ class FluxPeer(DecisionProcess):
 
     def _on_external(self, data: dict[str, Any]) -> None:
         kind = data.get("type")
+        if kind == "flux_resource_status":
+            self._ask_status()
+            return
         if kind not in ("flux_cancel", "flux_urgency", "flux_expiration"):
             log.debug("external event of type %r ignored by the Flux job manager", kind)
             return
@@ -358,6 +436,10 @@ class FluxPeer(DecisionProcess):
 
     def _cancel(self, fj: FluxJob) -> None:
         """A user cancel (RFC 21 exception of type cancel)."""
+        if fj.state == "NEW":  # still being checked: cancelled once (if) accepted
+            fj.cancelled = True
+            fj.exception = ("cancel", "cancelled by the user")
+            return
         if fj.state == "RUN":
             if fj.exception is None:
                 fj.exception = ("cancel", "cancelled by the user")
@@ -385,6 +467,10 @@ class FluxPeer(DecisionProcess):
         self._inactive(fj)
 
     def _set_urgency(self, fj: FluxJob, urgency: int) -> None:
+        if fj.state == "NEW":  # still being checked: its priority is set once accepted
+            fj.urgency = urgency
+            fj.priority = priority_of(urgency)
+            return
         if fj.state != "SCHED" or fj.cancelled:
             return
         queued = not fj.alloc_pending
@@ -475,11 +561,14 @@ class FluxPeer(DecisionProcess):
                 self._hello(payload)
             elif topic == "job-manager.sched-ready":
                 self._ready(payload)
+            elif topic in ("service.add", "service.remove"):
+                self._service(topic, m.payload)
             else:
                 self._out.append(env.error(topic, ENOSYS, f"no service '{topic}' in the "
                                            "batsim-py job manager"))
             return
-        if self.suspended and topic in ("sched.alloc", "sched.free"):
+        if self.suspended and topic in ("sched.alloc", "sched.free", "feasibility.check",
+                                        "sched.resource-status"):
             log.debug("ignored a %s response of the suspended Flux scheduler", topic)
             return
         if topic == "sched.alloc":
@@ -496,6 +585,10 @@ class FluxPeer(DecisionProcess):
             # else: the seed's RFC revision answered frees with {id}; today's has no response
         elif topic == "sched.expiration":
             self._expiration_response(m)
+        elif topic == "feasibility.check":
+            self._feasibility_response(m)
+        elif topic == "sched.resource-status":
+            self._status_response(m)
         elif topic in ("sim.hello", "sim.end"):
             if m.errnum:
                 raise SchedulerError(f"the Flux scheduler refused {topic} (errnum {m.errnum}"
@@ -503,7 +596,8 @@ class FluxPeer(DecisionProcess):
         else:
             raise ProtocolError(f"the Flux scheduler sent a response to '{topic}', which the "
                                 "job manager never asked (it asks sched.alloc, sched.free, "
-                                "sched.expiration, sim.hello, sim.end)")
+                                "sched.expiration, feasibility.check, sched.resource-status, "
+                                "sim.hello, sim.end)")
 
     def _hello(self, payload: dict[str, Any]) -> None:
         if self.online and not self.tolerant:
@@ -564,6 +658,95 @@ class FluxPeer(DecisionProcess):
                     "sched-ready (--flux-tolerant)", what)
         self._suspend()
         self.suspended = True
+        # A dead scheduler's services go with it: the jobs being checked are accepted, as
+        # the validator takes ENOSYS (no service) for feasible; a restart registers again.
+        self.services.clear()
+        checked, self.checks_asked = self.checks_asked, []
+        for fid in checked:
+            self._accept(self.jobs[fid])
+        for asked in self.status_asked:
+            self._record_status(asked, {"errnum": ENOSYS, "errstr": "the scheduler faulted "
+                                        "before answering (--flux-tolerant)"})
+        self.status_asked = []
+
+    def _service(self, topic: str, payload: Any) -> None:
+        """service.add / service.remove: batsim-py is the broker the scheduler registers its
+        services with (flux-core's flux_service_register); only `feasibility` changes what
+        the job manager does."""
+        try:
+            name = services.service_name(payload, topic)
+            if topic == "service.add":
+                if name in self.services:
+                    raise services.ServiceRequestError(
+                        services.EEXIST, f"service.add: '{name}' is already registered")
+                self.services.add(name)
+            else:
+                if name not in self.services:
+                    raise services.ServiceRequestError(
+                        services.ENOENT, f"service.remove: '{name}' is not registered")
+                self.services.discard(name)
+        except services.ServiceRequestError as exc:
+            self._out.append(env.error(topic, exc.errnum, str(exc)))
+            return
+        self._out.append(env.response(topic, None))
+
+    # -------------------------------------------------------- resource status
+    def _ask_status(self) -> None:
+        """A flux_resource_status event: ask the scheduler its view of the resources
+        (`sched.resource-status`, what `flux resource list` asks), compared with the job
+        manager's when it answers."""
+        if not self.online:
+            self._record_status(self._now, {
+                "errnum": ENOSYS, "errstr": "no scheduler online (before its sched-ready, or "
+                "suspended after a fault): not asked"})
+            return
+        self.status_asked.append(self._now)
+        self._status_out.append(env.request("sched.resource-status", {}))
+
+    def _status_response(self, m: Message) -> None:
+        if not self.status_asked:
+            return self._fatal("answered sched.resource-status, which the job manager did not "
+                               "ask")
+        if m.errnum:
+            self._record_status(self.status_asked.pop(0), {
+                "errnum": m.errnum, "errstr": m.errstr or os.strerror(m.errnum)})
+            return
+        try:
+            views = services.resource_status(m.payload)
+        except ProtocolError as exc:
+            return self._fatal(str(exc))
+        ours = self._status_view()
+        differences = [{"set": k, "scheduler": rv1.summary(views[k]),
+                        "job_manager": rv1.summary(ours[k])}
+                       for k in services.STATUS_KEYS if views[k] != ours[k]]
+        self._record_status(self.status_asked.pop(0), {
+            **{k: m.payload[k] for k in services.STATUS_KEYS},
+            "summary": {k: rv1.summary(views[k]) for k in services.STATUS_KEYS},
+            "differences": differences})
+
+    def _status_view(self) -> dict[str, rv1.Assignment]:
+        """The job manager's own all / allocated / down, to compare with the scheduler's."""
+        every = {r: tuple(range(self.cores[r])) for r in range(len(self.hosts))}
+        allocated: dict[int, set[int]] = {}
+        for fj in self.jobs.values():
+            if fj.state == "RUN" and fj.assignment:
+                for rank, cores in fj.assignment.items():
+                    allocated.setdefault(rank, set()).update(cores)
+        return {"all": every,
+                "allocated": {r: tuple(sorted(c)) for r, c in sorted(allocated.items())},
+                "down": {r: every[r] for r in sorted(self.down)}}
+
+    def _record_status(self, asked: float, answer: dict[str, Any]) -> None:
+        entry = {"timestamp": self._wire(asked), **answer}
+        if answer.get("errnum"):
+            log.warning("sched.resource-status at t=%f: error %d (%s)", asked, answer["errnum"],
+                        answer["errstr"])
+        elif answer["differences"]:
+            log.warning("sched.resource-status at t=%f: the scheduler's view differs from the "
+                        "job manager's: %s", asked, "; ".join(
+                            f"{d['set']}: scheduler '{d['scheduler']}', job manager "
+                            f"'{d['job_manager']}'" for d in answer["differences"]))
+        self.statuses.append(entry)
 
     def _alloc_response(self, p: Any) -> None:
         where = "sched.alloc response"
@@ -808,6 +991,11 @@ class FluxPeer(DecisionProcess):
                           encoding="utf-8") as f:
                     for entry in self.eventlog:
                         f.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            if self.statuses:
+                with open(f"{self.export_prefix}_flux_resource_status.jsonl", "w",
+                          encoding="utf-8") as f:
+                    for entry in self.statuses:
+                        f.write(json.dumps(entry, separators=(",", ":")) + "\n")
         except OSError as exc:
             raise OutputError(f"{path}: cannot write the Flux outputs ({exc.strerror})") from None
 
@@ -843,12 +1031,15 @@ class LocalTransport:
 
 def flux_scheduler(scheduler: Any, *, granularity: str = "node", epoch: float = 0.0,
                    tolerant: bool = False, export_prefix: str | None = None,
-                   eventlog: bool = False, options: dict[str, Any] | None = None) -> FluxPeer:
+                   eventlog: bool = False, options: dict[str, Any] | None = None,
+                   feasibility: bool = False) -> FluxPeer:
     """A Flux job manager for the Python API (`batsim_py.Simulator(..., scheduler=...)`):
     `scheduler` is a shipped client name (`"fifo"`, `"easy"`), `"MODULE:CLASS"`, a
     `flux_client.Scheduler` instance, or an endpoint (`"tcp://..."`) where a Flux scheduler
     listens. `export_prefix`: where `PREFIX_flux_jobs.csv` goes (None: not written). With
-    `granularity="core"`, give the Simulator `allow_compute_sharing=True`."""
+    `granularity="core"`, give the Simulator `allow_compute_sharing=True`. `feasibility`:
+    check each job at submission with the scheduler's `feasibility.check` (`--flux-feasibility`).
+    """
     if isinstance(scheduler, str) and scheduler.startswith(("tcp://", "ipc://")):
         from batsim_py.decision.zmq_peer import ZmqPeer
 
@@ -860,7 +1051,8 @@ def flux_scheduler(scheduler: Any, *, granularity: str = "node", epoch: float = 
     else:
         transport = LocalTransport(scheduler)
     return FluxPeer(transport, granularity=granularity, epoch=epoch, tolerant=tolerant,
-                    export_prefix=export_prefix, eventlog=eventlog, log_messages=False)
+                    export_prefix=export_prefix, eventlog=eventlog, log_messages=False,
+                    feasibility=feasibility)
 
 
 def from_cli_args(args: Any, reply_timeout: float | None,
@@ -911,6 +1103,6 @@ def from_cli_args(args: Any, reply_timeout: float | None,
             raise UsageError(f"--flux-scheduler {args.flux_scheduler}: {exc}") from None
     return FluxPeer(transport, granularity=args.flux_granularity, epoch=args.flux_epoch,
                     tolerant=args.flux_tolerant, export_prefix=args.export,
-                    eventlog=args.flux_eventlog,
+                    eventlog=args.flux_eventlog, feasibility=args.flux_feasibility,
                     log_messages=not args.quiet and (external or args.verbosity in (
                         "network-only", "debug")))

@@ -41,6 +41,12 @@ class FIFOScheduler(Scheduler):
                 break
             heapq.heappop(self._queue)
 
+    def feasibility_check(self, jobspec: dict[str, Any]) -> None:
+        """Overridden, so `feasibility` is registered: a job the pool could never hold is
+        refused at submission (with `--flux-feasibility`) by the same check that denies it
+        at alloc time."""
+        super().feasibility_check(jobspec)
+
     def try_alloc(self, job: PendingJob) -> bool:
         """Allocate `job` now (True), deny it if it never fits (True: it left the queue), or
         leave it (False)."""

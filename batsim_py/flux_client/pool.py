@@ -155,6 +155,14 @@ class ResourcePool:
                 f"core(s), only {slots} such slot(s) available (total cores: {sum(sizes)})")
         self._feasible.add(request)
 
+    def status(self) -> dict[str, dict[str, Any]]:
+        """`{all, allocated, down}` as R objects: the answer to `sched.resource-status`
+        (down ranks with all their cores, as flux-core's pool copies them)."""
+        allocated = {r: tuple(sorted(c)) for r, c in self.allocated.items() if c}
+        down = {r: self.cores[r] for r, up in self.up.items() if not up}
+        return {"all": self.to_R(self.cores), "allocated": self.to_R(allocated),
+                "down": self.to_R(down)}
+
     def to_R(self, assignment: rv1.Assignment, starttime: float = 0.0,
              expiration: float = 0.0) -> dict[str, Any]:
         ranks = sorted(self.cores)

@@ -2,17 +2,20 @@
 
 Its override points mirror flux-core's Python `flux.scheduler.Scheduler` (v0.88): `alloc`
 (queue the request), `free`, `cancel`, `prioritize`, `schedule` (the policy), `forecast`,
-`hello`, `expiration`, `resource_update`, with an `AllocRequest` answered by `success(R,
-annotations)`, `deny(note)`, `cancel()` or `annotate(d)`; `queue_depth` chooses limited (an
-integer) or unlimited mode. Porting a flux-core scheduler is then mostly mechanical: what a
-broker gave it (handle, KVS, reactor, timers) is replaced by the lockstep envelope of
-`batsim_py.protocol.flux.envelope`, the simulated clock `self.now` and `self.wakeup(t)`.
+`hello`, `expiration`, `resource_update`, `feasibility_check` (the `feasibility` service,
+registered only when a subclass overrides it) and `resource_status` (`sched.resource-status`),
+with an `AllocRequest` answered by `success(R, annotations)`, `deny(note)`, `cancel()` or
+`annotate(d)`; `queue_depth` chooses limited (an integer) or unlimited mode. Porting a
+flux-core scheduler is then mostly mechanical: what a broker gave it (handle, KVS, reactor,
+timers) is replaced by the lockstep envelope of `batsim_py.protocol.flux.envelope`, the
+simulated clock `self.now` and `self.wakeup(t)`.
 
-The base class does the protocol: on `sim.hello` it asks `resource.acquire` and
-`job-manager.sched-hello`, builds the `ResourcePool`, sends `job-manager.sched-ready`, and
-after each batch once ready calls `schedule()` (a generator is run to its end) then
-`forecast()`. `run(endpoint)` serves batsim-py over ZeroMQ (a REP socket it binds);
-`handle_text` is the same without a socket (batsim-py's `--flux-scheduler` runs in-process).
+The base class does the protocol: on `sim.hello` it registers its optional services
+(`service.add`), asks `resource.acquire` and `job-manager.sched-hello`, builds the
+`ResourcePool`, sends `job-manager.sched-ready`, and after each batch once ready calls
+`schedule()` (a generator is run to its end) then `forecast()`. `run(endpoint)` serves
+batsim-py over ZeroMQ (a REP socket it binds); `handle_text` is the same without a socket
+(batsim-py's `--flux-scheduler` runs in-process).
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ import math
 from typing import Any
 
 from batsim_py.errors import ProtocolError
-from batsim_py.flux_client.pool import ResourcePool
+from batsim_py.flux_client.pool import InfeasibleRequest, ResourcePool
 from batsim_py.protocol.flux import envelope as env
 from batsim_py.protocol.flux import jobspec as js
 from batsim_py.protocol.flux import rv1
-from batsim_py.protocol.flux.envelope import ENODATA, ENOSYS, Message
+from batsim_py.protocol.flux.envelope import EINVAL, ENODATA, ENOSYS, Message
+from batsim_py.protocol.flux.services import EOVERFLOW, FEASIBILITY
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +194,31 @@ class Scheduler:
     def resource_update(self) -> None:
         """Called after ranks went up or down."""
 
+    def feasibility_check(self, jobspec: dict[str, Any]) -> None:
+        """A `feasibility.check` (RFC 27 "Feasibility"): return if `jobspec` could ever be
+        satisfied, even with every resource up and free; raise `InfeasibleRequest` (answered
+        with EOVERFLOW and its text, as flux-core) or any exception (EINVAL) if never. The
+        `feasibility` service is registered only when a subclass overrides this method (the
+        job manager then checks each job at submission, with `--flux-feasibility`); this
+        body, the whole-inventory check of the pool, is there for overrides to call."""
+        if self.resources is None:
+            raise RuntimeError("no resources acquired yet")
+        request = js.parse(jobspec, "feasibility.check: jobspec")
+        self.resources.check_feasibility(request)
+
+    def resource_status(self) -> dict[str, Any]:
+        """The answer to `sched.resource-status`: `{all, allocated, down}` as R objects (what
+        `flux resource list` shows); by default the pool's view."""
+        if self.resources is None:
+            raise RuntimeError("no resources acquired yet")
+        return self.resources.status()
+
+    def services(self) -> list[str]:
+        """The optional services this scheduler registers: `feasibility` when
+        `feasibility_check` is overridden."""
+        overridden = type(self).feasibility_check is not Scheduler.feasibility_check
+        return [FEASIBILITY] if overridden else []
+
     # ------------------------------------------------------------- helpers
     def wakeup(self, t: float) -> None:
         """Ask for a batch (maybe empty) at time `t` (envelope time), later than now."""
@@ -227,6 +256,8 @@ class Scheduler:
         if m.kind == env.REQUEST:
             if topic == "sim.hello":
                 self.epoch = float(p.get("epoch", 0.0))
+                for name in self.services():  # first, as flux-core's run() does
+                    self._out.append(env.request("service.add", {"service": name}))
                 self._out.append(env.request("resource.acquire", {}))
                 self._out.append(env.request("job-manager.sched-hello",
                                              {"partial-ok": self.hello_partial_ok}))
@@ -246,13 +277,23 @@ class Scheduler:
                     self._out.append(env.response(topic, {}))
                 except ExpirationRefused as exc:
                     self._out.append(env.error(topic, exc.errnum, str(exc) or None))
+            elif topic == "feasibility.check" and FEASIBILITY in self.services():
+                self._feasibility(p.get("jobspec"))
+            elif topic == "sched.resource-status":
+                try:
+                    self._out.append(env.response(topic, self.resource_status()))
+                except Exception as exc:  # noqa: BLE001 - answered, as flux-core does
+                    self._out.append(env.error(topic, EINVAL, str(exc)))
             elif topic == "sim.end":
                 self.finished = True
                 self._out.append(env.response(topic, {}))
             else:
                 self._out.append(env.error(topic, ENOSYS, f"no service '{topic}'"))
             return
-        if topic == "resource.acquire":
+        if topic in ("service.add", "service.remove"):
+            if m.errnum:
+                raise RuntimeError(f"{topic} failed (errnum {m.errnum}): {m.errstr}")
+        elif topic == "resource.acquire":
             if m.errnum:
                 raise RuntimeError(f"resource.acquire failed (errnum {m.errnum})")
             if "resources" in p:
@@ -278,6 +319,19 @@ class Scheduler:
                 raise RuntimeError(f"sched-ready failed (errnum {m.errnum}): {m.errstr}")
             self.ready = True
             log.debug("ready: %s job(s) queued", p.get("count"))
+
+    def _feasibility(self, jobspec: Any) -> None:
+        """Answer one feasibility.check: empty if feasible, else an error with the reason
+        (jobspec is untrusted input: any failure is an answer, never a crash)."""
+        topic = "feasibility.check"
+        try:
+            self.feasibility_check(jobspec)
+        except InfeasibleRequest as exc:
+            self._out.append(env.error(topic, EOVERFLOW, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - flux-core answers EINVAL likewise
+            self._out.append(env.error(topic, EINVAL, str(exc) or type(exc).__name__))
+        else:
+            self._out.append(env.response(topic, None))
 
     # ------------------------------------------------------------- serving
     def run(self, endpoint: str, idle_timeout: float = 600.0) -> None:

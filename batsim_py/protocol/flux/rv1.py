@@ -44,16 +44,18 @@ def build(assignment: Mapping[int, Sequence[int]], hosts: Sequence[str],
         "version": 1,
         "execution": {
             "R_lite": lite,
-            "nodelist": [idset.hostlist(hosts[r] for r in sorted(assignment))],
+            "nodelist": ([idset.hostlist(hosts[r] for r in sorted(assignment))]
+                         if assignment else []),
             "starttime": starttime,
             "expiration": expiration,
         },
     }
 
 
-def parse(R: Any, where: str) -> Assignment:
+def parse(R: Any, where: str, allow_empty: bool = False) -> Assignment:
     """rank -> cores of an R object; a `ProtocolError` (prefixed by `where`) names what is
-    malformed. Ranks listed twice are merged (RFC 20 allows it)."""
+    malformed. Ranks listed twice are merged (RFC 20 allows it). An empty R (no R_lite entry)
+    is refused unless `allow_empty` (a status of nothing allocated or nothing down)."""
     if not isinstance(R, dict):
         raise ProtocolError(f"{where}: R must be an RFC 20 object "
                             '{"version": 1, "execution": {"R_lite": [...]}}')
@@ -82,7 +84,7 @@ def parse(R: Any, where: str) -> Assignment:
             raise ProtocolError(f"{where}: R_lite[{i}] has no rank or no core")
         for r in ranks:
             out.setdefault(r, set()).update(cores)
-    if not out:
+    if not out and not allow_empty:
         raise ProtocolError(f"{where}: R holds no resource (empty R_lite)")
     return {r: tuple(sorted(c)) for r, c in sorted(out.items())}
 
