@@ -26,15 +26,19 @@ LD = np.longdouble
 def submission_order(workload: Workload) -> list[Job]:
     """Jobs by (subtime, full id as a string): Batsim compares ids as strings (`w0!10` < `w0!5`).
 
-    Jobs already in strictly increasing subtimes (generated workloads, most traces) are in
-    that order as they are: checked in one pass, without a key tuple per job and a sort."""
+    Jobs already in that order (generated workloads, most traces: increasing subtimes, jobs
+    of the same subtime in increasing ids) are in it as they are: checked in one pass, without
+    a key tuple per job and a sort (f_50k, 91 ties: 50 M instructions less)."""
     jobs = workload.jobs
     last = -math.inf
+    previous: Job | None = None
     for job in jobs:
         subtime: float = job.subtime
-        if not subtime > last:  # (a tie, a step back, or NaN: the sort decides)
-            return sorted(jobs, key=_subtime_and_id)
+        if not subtime > last and not (subtime == last and previous is not None
+                                        and job.id > previous.id):
+            return sorted(jobs, key=_subtime_and_id)  # (a step back, ids out of order, NaN)
         last = subtime
+        previous = job
     return list(jobs)
 
 
