@@ -41,17 +41,7 @@ def _check(case: str, tmp_path: Path, decision: object) -> None:
     assert result.ok, result.table()
 
 
-# Cases where the shipped in-process equivalent does not take pybatsim's decisions (open: the
-# same cases pass with pybatsim itself, test_oracle_case_with_pybatsim). In all three, jobs
-# without a walltime arrive while others without one run, on a 128-machine platform; `fcfs`
-# starts some of them later than pybatsim 3.2.1's schedFcfs does (r16: w0!7 and w0!8 at
-# 74.847079, schedFcfs at their submission, 46.847079, on machines overlapping each other).
-FCFS_DIFFERS = {"r16_nonet_fcfs", "r17_nonet_fcfs", "r19_nonet_fcfs_energy"}
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="fcfs differs from schedFcfs"))
-    if c in FCFS_DIFFERS else c for c in CASES])
+@pytest.mark.parametrize("case", CASES)
 def test_oracle_case(case: str, tmp_path: Path) -> None:
     name = PYBATSIM_EQUIVALENT[case_json(case, ORACLE)["scheduler"]["name"]]
     _check(case, tmp_path, InProcess(get_scheduler(name)))
@@ -61,6 +51,8 @@ def test_oracle_case(case: str, tmp_path: Path) -> None:
                     reason="pybatsim 3.2.1 is not installed (pip install --no-deps pybatsim==3.2.1 "
                     "procset sortedcontainers docopt)")
 @pytest.mark.parametrize("case", CASES)
-def test_oracle_case_with_pybatsim(case: str, tmp_path: Path) -> None:
+def test_oracle_case_with_pybatsim(case: str, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # (pybatsim's scheduling layer writes out_events.csv here)
     scheduler = case_json(case, ORACLE)["scheduler"]
     _check(case, tmp_path, PybatsimPeer(scheduler["name"], scheduler["options"]))
