@@ -45,7 +45,10 @@ class Simulator:
     scheduler instance (a `DecisionProcess`) or an endpoint (`"tcp://..."`, an external
     Batsim scheduler). Keyword options are those of `batsim_py.sim.options.Options`
     (`timing`, `energy`, `allow_compute_sharing`, ...); `export` writes the output files
-    under that prefix as the command line does (default: results in memory only)."""
+    under that prefix as the command line does (default: results in memory only).
+    `workflows` (DAX files started at 0, `-W`), `workflow_starts` ((file, start time) pairs,
+    `--WS`), `workflow_jobs_limit` and `ignore_beyond_last_workflow` are the command line's
+    workflow options (docs/workflows.md)."""
 
     def __init__(
         self,
@@ -60,6 +63,10 @@ class Simulator:
         roles: Sequence[tuple[Sequence[str], str]] = (),
         mmax: int = 0,
         mmax_workload: bool = False,
+        workflows: Sequence[str] = (),
+        workflow_starts: Sequence[tuple[str, float]] = (),
+        workflow_jobs_limit: int = 0,
+        ignore_beyond_last_workflow: bool = False,
         **options: Any,
     ) -> None:
         unknown = sorted(set(options) - set(_OPTION_NAMES))
@@ -75,6 +82,9 @@ class Simulator:
         self.spec = RunSpec(platform=platform, workloads=list(workloads), options=opts,
                             master_host=master_host, extra_roles=roles, mmax=mmax,
                             mmax_workload=mmax_workload, events=list(events),
+                            workflows=list(workflows), workflow_starts=list(workflow_starts),
+                            workflow_jobs_limit=workflow_jobs_limit,
+                            ignore_beyond_last_workflow=ignore_beyond_last_workflow,
                             write_outputs=export is not None)
         self._t0 = time.perf_counter()
         self.sim: Simulation = build_simulation(self.spec, _decision(scheduler, sched_options))

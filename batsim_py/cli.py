@@ -105,8 +105,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-E", "--energy"), "host energy model (SimGrid's plugin), energy outputs, pstates"),
     Flag(("--events",), "external events file (JSON lines: machine_(un)available, others with "
          "--forward-unknown-events); repeatable", "list", None, "FILE"),
-    Flag(("-W", "--workflow"), "DAX workflow file; repeatable", "list", None, "FILE",
-         supported=False),
+    Flag(("-W", "--workflow"), "DAX workflow file, started at 0 (named wf0, wf1, ...); "
+         "repeatable (docs/workflows.md)", "list", None, "FILE"),
     Flag(("--enable-dynamic-jobs",), "allow REGISTER_JOB / REGISTER_PROFILE; the simulation then "
          "ends only after NOTIFY registration_finished"),
     Flag(("--acknowledge-dynamic-jobs",), "answer REGISTER_JOB with JOB_SUBMITTED"),
@@ -125,11 +125,12 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--redis-prefix",), "Redis key prefix (only with --enable-redis; legacy protocol "
          "over a Unix socket: the socket's absolute path)", "value", "default", "PREFIX"),
     Flag(("--no-sched",), "batexec mode, no scheduler", supported=False),
-    Flag(("--WS", "--workflow-start"), "cut workflow FILE started at TIME; repeatable", "pair",
-         None, ("FILE", "TIME"), supported=False),
+    Flag(("--WS", "--workflow-start"), "DAX workflow FILE started at TIME seconds (named wfc0, "
+         "wfc1, ...); several as FILE TIME FILE TIME ... (Batsim's form) or repeated", "pairs",
+         None, "FILE TIME"),
     Flag(("--workflow-jobs-limit",), "max concurrent jobs per workflow", "int", 0, "N"),
-    Flag(("--ignore-beyond-last-workflow",), "ignore submissions after the last workflow ended",
-         supported=False),
+    Flag(("--ignore-beyond-last-workflow",), "ignore job submissions once a workflow ended "
+         "(Batsim's rule: while exactly one has ended)"),
     Flag(("--sg-cfg",), "SimGrid option NAME:VALUE; repeatable (batsim-py reads none)", "list",
          None, "NAME:VALUE", supported=False),
     Flag(("--sg-log",), "SimGrid logging option; repeatable (accepted and ignored)", "list",
@@ -212,8 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
             kwargs["action"] = "store_true"
         elif flag.kind == "list":
             kwargs.update(action="append", default=[], metavar=flag.metavar)
-        elif flag.kind == "pair":
-            kwargs.update(action="append", default=[], nargs=2, metavar=flag.metavar)
+        elif flag.kind == "pairs":
+            kwargs.update(action="append", default=[], nargs="+", metavar=flag.metavar)
         elif flag.kind == "two":
             kwargs.update(default=None, nargs=2, metavar=flag.metavar)
         else:
@@ -464,6 +465,10 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         mmax=args.mmax,
         mmax_workload=args.mmax_workload,
         events=args.events,
+        workflows=args.workflow,
+        workflow_starts=_workflow_starts(args.WS),
+        workflow_jobs_limit=args.workflow_jobs_limit,
+        ignore_beyond_last_workflow=args.ignore_beyond_last_workflow,
         progress=not (args.quiet or args.verbosity == "quiet") and sys.stderr.isatty(),
     )
     if args.mmax < 0:
@@ -482,6 +487,30 @@ def _run(args: argparse.Namespace, report: OutputReport) -> int:
         "simulation ended at t=%f: %d jobs", sim.engine.now, len(sim.job_records)
     )
     return 0
+
+
+def _workflow_starts(groups: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
+    """The (file, start time) pairs of --WS: Batsim takes them after one --WS (`--WS F1 T1 F2
+    T2`, docopt's `(<cut_workflow_file> <start_time>)...`); a repeated --WS is also taken."""
+    items = [x for group in groups for x in group]
+    if len(items) % 2:
+        raise UsageError(f"--workflow-start takes FILE TIME pairs, got {' '.join(items)}")
+    return [(items[k], _start_time(items[k], items[k + 1])) for k in range(0, len(items), 2)]
+
+
+def _start_time(path: str, text: str) -> float:
+    """A --WS start time, read as Batsim's std::stod reads it (its numeric prefix); it must
+    be a finite number >= 0."""
+    from batsim_py.workload.dax import strtod_prefix
+
+    value = strtod_prefix(text)
+    if value is None:
+        raise UsageError(f"--workflow-start {path} {text}: cannot read the start time "
+                         f"'{text}' as a number")
+    if not 0 <= value < float("inf"):
+        raise UsageError(f"--workflow-start {path} {text}: the start time must be a finite "
+                         "number >= 0")
+    return value
 
 
 def _process_setup(refs: Sequence[str], spec: Any) -> Any:

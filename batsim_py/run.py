@@ -19,6 +19,7 @@ from batsim_py.platform.model import Platform
 from batsim_py.platform.reader import load_platform
 from batsim_py.sim.options import Options
 from batsim_py.sim.simulation import Simulation
+from batsim_py.workload.dax import load_workflows
 from batsim_py.workload.events import load_events
 from batsim_py.workload.model import Workload
 from batsim_py.workload.reader import load_workload
@@ -39,6 +40,12 @@ class RunSpec:
     mmax: int = 0
     mmax_workload: bool = False
     events: Sequence[str] = ()
+    # DAX workflows (docs/workflows.md): files started at 0 (-W), named wf0, wf1, ..., then
+    # (file, start time) pairs (--WS), named wfc0, wfc1, ...: Batsim's names and order
+    workflows: Sequence[str] = ()
+    workflow_starts: Sequence[tuple[str, float]] = ()
+    workflow_jobs_limit: int = 0  # most unfinished jobs per workflow (0: no limit)
+    ignore_beyond_last_workflow: bool = False  # Batsim's -k rule (docs/workflows.md)
     write_outputs: bool = True  # False: results stay in memory (the Python API)
     progress: bool = False  # a progress line on stderr (batsim_py.progress)
 
@@ -102,6 +109,8 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
     gc.disable()
     try:
         _check_needs(decision, spec.options)
+        if spec.workflow_jobs_limit < 0:
+            raise UsageError(f"--workflow-jobs-limit must be >= 0, not {spec.workflow_jobs_limit}")
         if spec.write_outputs:
             check_prefix(spec.options.export_prefix)
         platform = (spec.platform if isinstance(spec.platform, Platform)
@@ -121,7 +130,10 @@ def build_simulation(spec: RunSpec, decision: DecisionProcess) -> Simulation:
             load_events(path, f"we{i}", spec.options.forward_unknown_events)
             for i, path in enumerate(spec.events)
         ]
-        sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists)
+        sim = Simulation(platform, machines, workloads, decision, spec.options, event_lists,
+                         load_workflows(spec.workflows, spec.workflow_starts),
+                         spec.workflow_jobs_limit,
+                         spec.ignore_beyond_last_workflow)
         _bind_simulation(decision, sim)
         return sim
     except BaseException:

@@ -101,6 +101,13 @@ def prof(profile: dict, res: int = 1) -> dict:
             "jobs": [{"id": "a", "subtime": 0, "res": res, "profile": "x"}]}
 
 
+def wf(text: str, *extra: str, scheduler: str = "fcfs",
+       files: dict[str, str | bytes] | None = None) -> Case:
+    """A run with workflow file wf.dax holding `text` (`-W wf.dax` unless `extra` says how)."""
+    return Case([*RUN[:2], *RUN[4:], "--scheduler", scheduler, *(extra or ("-W", "wf.dax"))],
+                {"wf.dax": text, **(files or {})})
+
+
 def ev(*lines: str, extra: tuple[str, ...] = ()) -> Case:
     return Case([*RUN, "--scheduler", "fcfs", "--events", "ev.txt", *extra],
                 {"ev.txt": "\n".join(lines) + "\n"})
@@ -155,10 +162,10 @@ CASES: dict[str, Case] = {
     "C09": Case([*RUN, "--scheduler", "fcfs", "--replay-strict"]),
     "C10": Case([*RUN, "--scheduler", "sjf"]),
     "C11": Case([*RUN, "--scheduler", "fcfs", "-W", "wf.dax"]),
-    "C12": Case([*RUN, "--scheduler", "fcfs", "--WS", "wf.dax", "10"]),
+    "C12": wf("<adag/>", "--WS", "wf.dax", "soon"),
     "C13": Case([*RUN, "--scheduler", "fcfs", "--enable-redis"]),
     "C14": Case([*RUN, "--scheduler", "fcfs", "--no-sched"]),
-    "C15": Case([*RUN, "--scheduler", "fcfs", "--ignore-beyond-last-workflow"]),
+    "C15": wf("<adag/>", "-W", "wf.dax", "--workflow-jobs-limit", "-1"),
     "C16": Case([*RUN, "--scheduler", "fcfs", "--sg-cfg", "network/model:CM02"]),
     "C17": Case([*RUN, "--scheduler", "fcfs", "--bogus"]),
     "C18": Case([*RUN, "--scheduler", "fcfs", "--mmax", "two"]),
@@ -343,6 +350,23 @@ CASES: dict[str, Case] = {
     "W41": w(prof({"type": "usage_trace", "trace": ""})),
     "W42": w(prof({"type": "send", "msg": "hello"})),
     "W43": w('{"nb_res": 4, "profiles": {}, "jobs": [{"id": "\\ud800"}]}'),
+    # -- workflows (DAX) ---------------------------------------------------------------------
+    "X01": wf('<adag>\n<job id="A" runtime="1"></adag>'),
+    "X02": wf('<adag><job id="A" runtime="1"/><child ref="A"><parent ref="Z"/></child></adag>'),
+    "X03": wf('<adag><job id="A" runtime="-5"/></adag>'),
+    "X04": wf("<adag/>", "--WS", "wf.dax", "-5"),
+    "X05": wf('<adag><job id="A" runtime="10"/><job id="B" runtime="10"/><job id="C" runtime="5"/>'
+              '<child ref="C"><parent ref="A"/></child></adag>', "-W", "wf.dax"),
+    "X06": wf('<adag><job id="A" runtime="1"/></adag>', "-W", "wf.dax", "--timing", "ideal",
+              scheduler="replay:t.jsonl",
+              files={"t.jsonl": '{"seq": 1, "from": "scheduler", "msg": ' + EMPTY0 + '}\n'
+                     '{"seq": 3, "from": "scheduler", "msg": '
+                     + at(0.0, ("REJECT_JOB", {"job_id": "wf0!0"})) + '}'}),
+    "X07": wf('<adag><job id="B" runtime="1"/><job id="C" runtime="2"/><job id="D" runtime="1"/>'
+              '<child ref="D"><parent ref="B"/><parent ref="B"/><parent ref="C"/></child></adag>',
+              "-W", "wf.dax"),
+    "X08": wf('<adag><job id="A" runtime="1"/></adag>', "-W", "wf.dax", "--WS", "wf.dax", "5",
+              "--ignore-beyond-last-workflow"),
     # -- external events ---------------------------------------------------------------------
     "E01": Case([*RUN, "--scheduler", "fcfs", "--events", "missing.txt"]),
     "E02": ev("{nope"),

@@ -26,6 +26,7 @@ from batsim_py.decision.events import (
     SimulationBegins,
 )
 from batsim_py.decision.interface import DecisionProcess
+from batsim_py.wire import wire_time
 
 DEFAULT_SCHED_DELAY = 1e-21
 
@@ -95,8 +96,10 @@ class SchedLayerScheduler(DecisionProcess):
                 job = event.job
                 desc = job.description  # (rebuilt at each read: read it once)
                 deps = desc.get("deps")
-                record = SchedJob(job.id, job.res, desc.get("walltime", -1),
-                                  desc.get("subtime", job.subtime),
+                # (subtime and walltime as a scheduler reads them from Batsim's `%.6f`:
+                # a subtime of more decimals than that is later than the `now` it came with)
+                record = SchedJob(job.id, job.res, wire_time(desc.get("walltime", -1)),
+                                  wire_time(desc.get("subtime", job.subtime)),
                                   tuple(str(d) for d in deps) if isinstance(deps, list) else (),
                                   len(self.jobs))
                 self.jobs[job.id] = record

@@ -98,6 +98,8 @@ def why_not(sim: Simulation) -> str | None:
         return "messages stepped one by one (engine.instant = False)"
     if o.dynamic_jobs:
         return "dynamic jobs"
+    if sim.workflows:
+        return "workflows (-W, --WS): their submitters wait for completion callbacks"
     if o.end_in_last_batch:
         return "the legacy protocol's last batch"
     if o.v5_semantics:

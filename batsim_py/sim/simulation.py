@@ -31,7 +31,13 @@ from batsim_py.decision.decisions import (
 from batsim_py.decision.events import JobCompleted, JobSubmitted, SimulationEnds
 from batsim_py.decision.inprocess import InProcess
 from batsim_py.decision.interface import DecisionProcess
-from batsim_py.errors import BatsimPyError, NotSupportedError, SchedulerError, WorkloadError
+from batsim_py.errors import (
+    BatsimPyError,
+    NotSupportedError,
+    SchedulerError,
+    SimulationError,
+    WorkloadError,
+)
 from batsim_py.output import jobs_csv
 from batsim_py.output.paje import PajeTrace
 from batsim_py.platform.model import Machines, Platform
@@ -44,6 +50,7 @@ from batsim_py.sim.engine import (
     EXEC,
     GET,
     PUT,
+    PUT_TO,
     SLEEP_UNTIL,
     SPAWN,
     SPAWN_THEN,
@@ -70,7 +77,9 @@ from batsim_py.sim.options import Options
 from batsim_py.sim.pstates import COMPUTATION, SLEEP, PStates, Switches
 from batsim_py.sim.registration import check_open, register_job, register_profile
 from batsim_py.sim.submitter import event_submitter_process, submitter_process
+from batsim_py.sim.workflow import workflow_stall, workflow_submitter, workflow_workload
 from batsim_py.wire import wire_time
+from batsim_py.workload.dax import Workflow
 from batsim_py.workload.model import ComposedProfile, DelayProfile, Profile, Workload
 
 log = logging.getLogger(__name__)
@@ -92,10 +101,23 @@ class Simulation:
         decision: DecisionProcess,
         options: Options | None = None,
         event_lists: Sequence[Any] = (),
+        workflows: Sequence[Workflow] = (),
+        workflow_jobs_limit: int = 0,
+        ignore_beyond_last_workflow: bool = False,
     ) -> None:
         self.platform = platform
         self.machines = machines
-        self.workloads = list(workloads)
+        # A workflow is also a workload of Batsim's (named like it, empty at the start): it
+        # counts among the job submitters and SIMULATION_BEGINS lists it, after the files'.
+        self.workflows = {wf.name: wf for wf in workflows}
+        self.workloads = list(workloads) + [workflow_workload(wf) for wf in workflows]
+        self.workflow_jobs_limit = workflow_jobs_limit
+        self.ignore_beyond_last_workflow = ignore_beyond_last_workflow
+        self.nb_workflows_done = 0
+        # Jobs whose submitter waits for their end (workflow tasks): id -> its mailbox.
+        self.callbacks: dict[str, str] = {}
+        self.workflow_actors: dict[str, Actor] = {}  # the workflows' submitters, by name
+        self.ignored_tasks: list[str] = []  # workflow jobs dropped by the -k rule
         self.decision = decision
         self.options = options = options or Options()
         self.engine = Engine()
@@ -312,6 +334,12 @@ class Simulation:
             elif kind == "SCHED_READY":
                 self.on_sched_ready(msg)
             elif kind == "JOB_COMPLETED":
+                if self.callbacks:
+                    box = self.callbacks.pop(msg[1].job.id, None)
+                    if box is not None:
+                        # Batsim calls the submitter back first, blocking until it receives
+                        # the message, and only then stamps the completion.
+                        yield (PUT_TO, ("CALLBACK", msg[1].job.id), self.master_cost, box)
                 self.on_job_completed(msg)
             elif kind == "JOBS":
                 self.on_jobs_submitted(msg)
@@ -773,6 +801,16 @@ class Simulation:
 
     # ----------------------------------------------------------------- handlers
     def on_jobs_submitted(self, msg: tuple) -> None:
+        if self.ignore_beyond_last_workflow and self.workflows and self.nb_workflows_done == 1:
+            # Batsim's -k rule compares the finished workflow submitters with
+            # `Workflows::size()`, which returns a bool: it ignores submissions while exactly
+            # one workflow is over (with two workflows, again once both are).
+            if len(msg) > 2:  # a workflow's task: its submitter will wait for it forever
+                self.ignored_tasks.extend(job.id for job in msg[1])
+            return
+        if len(msg) > 2:  # a workflow's task: its submitter is called back at its end
+            for job in msg[1]:
+                self.callbacks[job.id] = msg[2]
         now = self.stamp()
         forward = self.options.forward_profiles_on_submission
         runs = self.runs
@@ -799,6 +837,8 @@ class Simulation:
         self.nb_submitters_done += 1
         if self.nb_submitters_done == self.nb_submitters:
             self.events.append(ev.Notify(self.stamp(), "no_more_static_job_to_submit"))
+        if len(msg) > 1:  # a workflow's submitter
+            self.nb_workflows_done += 1
 
     def on_event_submitter_bye(self, msg: tuple) -> None:
         self.nb_event_submitters_done += 1
@@ -1339,6 +1379,10 @@ class Simulation:
         for workload in self.workloads:
             if workload.name in sources:  # submitted by user code (batsim_py.sim.sources)
                 sources[workload.name].start()
+            elif workload.name in self.workflows:
+                self.workflow_actors[workload.name] = engine.spawn(
+                    workflow_submitter(self, self.workflows[workload.name]),
+                    f"workflow_submitter_{workload.name}")
             else:
                 self._submitters.append(engine.spawn(submitter_process(self, workload),
                                                      f"{workload.name}_submitter"))
@@ -1350,7 +1394,8 @@ class Simulation:
         self._server = engine.spawn(self.server(), "server")
         if (self.shortcuts and self.options.timing == "batsim" and self.energy_trace is None
                 and engine.availability is None and not self.options.end_in_last_batch
-                and not lean._binds(self.decision)):
+                and not lean._binds(self.decision) and not self.workflows):
+            # (the shortcuts hand JOB_COMPLETED to its handler directly: no callback)
             engine.shortcut = self.shortcut
         try:
             engine.run()
@@ -1376,6 +1421,10 @@ class Simulation:
     def check_ended(self) -> None:
         """Nothing can happen any more: the run is over, or stalled (an error naming why)."""
         engine = self.engine
+        if not self.end_acknowledged and self.workflows:
+            reason = workflow_stall(self)
+            if reason is not None:
+                raise SimulationError(reason)
         if not self.end_acknowledged:
             waiting = sorted(j for j, r in self.runs.items() if r.state == "SUBMITTED")
             raise SchedulerError(

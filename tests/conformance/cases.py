@@ -23,19 +23,19 @@ FLAGS: dict[str, tuple[str, str]] = {
 }
 
 
-def case_json(case: str) -> dict[str, Any]:
-    """The case's case.json."""
-    folder = REFERENCE / case
+def case_json(case: str, root: Path = REFERENCE) -> dict[str, Any]:
+    """The case's case.json (`root`: the corpus, or tests/conformance/oracle)."""
+    folder = root / case
     assert folder.is_dir(), f"{folder}: the shipped reference corpus is missing"
     return json.loads((folder / "case.json").read_text())
 
 
 def case_run_spec(case: str, export_prefix: str = "out", *, timing: str = "batsim",
-                  energy: bool = True) -> RunSpec:
+                  energy: bool = True, root: Path = REFERENCE) -> RunSpec:
     """The case's run in `timing`, writing to `export_prefix`: every flag of the case
     (`--energy` only with `energy`: tests comparing energy-less runs drop it)."""
-    spec = case_json(case)
-    folder = REFERENCE / case
+    spec = case_json(case, root)
+    folder = root / case
     spec_kw: dict[str, Any] = {}
     option_kw: dict[str, Any] = {"export_prefix": export_prefix, "timing": timing}
     for flag in spec["batsim_args"]:
