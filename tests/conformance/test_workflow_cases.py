@@ -1,10 +1,12 @@
 """The workflow runs of real Batsim 4.2.1 (tests/conformance/workflows), reproduced.
 
 Each case is rerun through the command line exactly as Batsim was run (its arguments, in a
-folder holding its inputs), with the in-process equivalent of its pybatsim scheduler; every
-column of jobs.csv and schedule.csv (but the two wall-clock ones) and every row of
-machine_states.csv must be what Batsim printed. A case where Batsim deadlocked must stop with
-batsim-py's deadlock error, after writing the same outputs.
+folder holding its inputs), with the in-process equivalent of its pybatsim scheduler, then
+again replaying its transcript strictly (every message batsim-py sends must be the one Batsim
+sent: the JOB_SUBMITTED of each task, with its rounded subtime and walltime, at the same
+date); every column of jobs.csv and schedule.csv (but the two wall-clock ones) and every row
+of machine_states.csv must be what Batsim printed. A case where Batsim deadlocked must stop
+with batsim-py's deadlock error, after writing the same outputs.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ def test_the_corpus_is_there() -> None:
     assert len(CASES) >= 10
 
 
+@pytest.mark.parametrize("replay", [False, True], ids=["scheduler", "strict-replay"])
 @pytest.mark.parametrize("case", CASES)
-def test_workflow_case(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_workflow_case(case: str, replay: bool, tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch,
                        capsys: pytest.CaptureFixture[str]) -> None:
     folder = WORKFLOWS / case
     spec = json.loads((folder / "case.json").read_text())
@@ -36,8 +40,9 @@ def test_workflow_case(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         if f.is_file() and f.name != "case.json":
             shutil.copy(f, tmp_path)
     monkeypatch.chdir(tmp_path)
-    code = main([*spec["batsim_args"], "--scheduler",
-                 EQUIVALENT[spec["scheduler"]["name"]], "-e", "out", "-q"])
+    scheduler = (["--scheduler", "replay:transcript.jsonl", "--replay-strict"] if replay
+                 else ["--scheduler", EQUIVALENT[spec["scheduler"]["name"]]])
+    code = main([*spec["batsim_args"], *scheduler, "-e", "out", "-q"])
     err = capsys.readouterr().err
     if spec["deadlock"]:
         assert code == 1 and "batsim-py: error: deadlock at t=" in err, err
