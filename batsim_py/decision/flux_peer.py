@@ -693,7 +693,7 @@ class FluxPeer(DecisionProcess):
     # -------------------------------------------------------- resource status
     def _ask_status(self) -> None:
         """A flux_resource_status event: ask the scheduler its view of the resources
-        (`sched.resource-status`, what `flux resource list` asks), compared with the job
+        (`sched.resource-status`, what `flux resource list` falls back to), compared with the job
         manager's when it answers."""
         if not self.online:
             self._record_status(self._now, {

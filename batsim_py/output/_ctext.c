@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define API_VERSION 6 /* checked by output/fixed.py: a stale build is not used */
+#define API_VERSION 7 /* checked by output/fixed.py: a stale build is not used */
 
 /* ------------------------------------------------------------------ growable byte buffer */
 
@@ -2249,6 +2249,223 @@ static PyObject *fixed6_lines(PyObject *module, PyObject *arg) {
     return float_lines(arg, buf_fixed6, "fixed6_lines");
 }
 
+/* ------------------------------------------------------------------ JobRecord */
+
+/* output/jobs_csv.py's JobRecord, the row of a job that ended, as a C type: one is made per job
+ * and lives until the end of the run. Its seven fields are members (T_OBJECT_EX at fixed
+ * offsets: `get_attr` above reads them without a call, as it reads a slotted dataclass's), and
+ * it is not tracked by the cyclic garbage collector: a record refers only to what it was
+ * given (a workload's Job, strings, numbers, an allocation), never back to a record, so it
+ * cannot be part of a cycle, and the collector's passes over the young objects no longer
+ * scan the tens of thousands of records a run keeps (f_50k: one pass over 49,000). The
+ * pure-Python dataclass stays the reference (BATSIM_PY_PURE, no C compiler); this type
+ * behaves as it does: the same constructor (positional or keyword fields), attributes
+ * (readable, writable), `==` on the fields of two records of the same class, no hash,
+ * the dataclass's repr, `__match_args__`, copy and pickle (`__reduce__`), subclassing. */
+
+#define RECORD_FIELDS 7
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *f[RECORD_FIELDS];  /* job, final_state, starting_time, end_time, alloc,
+                                  * consumed_energy, metadata */
+} JobRecordObject;
+
+static char *record_names[RECORD_FIELDS + 1] = {
+    "job", "final_state", "starting_time", "end_time", "alloc", "consumed_energy",
+    "metadata", NULL};
+
+static PyTypeObject JobRecordType;
+
+static void record_dealloc(JobRecordObject *self) {
+    for (int i = 0; i < RECORD_FIELDS; i++)
+        Py_CLEAR(self->f[i]);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static void record_set(JobRecordObject *self, PyObject *const *values) {
+    for (int i = 0; i < RECORD_FIELDS; i++) {
+        Py_INCREF(values[i]);
+        Py_XSETREF(self->f[i], values[i]);
+    }
+}
+
+static int record_init(JobRecordObject *self, PyObject *args, PyObject *kwds) {
+    PyObject *v[RECORD_FIELDS];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO:JobRecord", record_names, &v[0],
+                                     &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]))
+        return -1;
+    record_set(self, v);
+    return 0;
+}
+
+/* JobRecord(...) (the type itself: a subclass does not inherit tp_vectorcall): seven
+ * positional fields, the usual call, made without an argument tuple; anything else takes
+ * tp_new and tp_init. */
+static PyObject *record_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == RECORD_FIELDS && kwnames == NULL
+        && (PyTypeObject *)type == &JobRecordType) {
+        JobRecordObject *self = PyObject_New(JobRecordObject, &JobRecordType);
+        if (self == NULL)
+            return NULL;
+        for (int i = 0; i < RECORD_FIELDS; i++) {
+            Py_INCREF(args[i]);
+            self->f[i] = args[i];
+        }
+        return (PyObject *)self;
+    }
+    PyObject *tuple = PyTuple_New(nargs);
+    if (tuple == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SET_ITEM(tuple, i, args[i]);
+    }
+    PyObject *kwds = NULL;
+    if (kwnames != NULL) {
+        kwds = PyDict_New();
+        for (Py_ssize_t i = 0; kwds != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
+            if (PyDict_SetItem(kwds, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
+                Py_CLEAR(kwds);
+        }
+        if (kwds == NULL) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+    }
+    /* (not PyObject_Call(type, ...): a type's call would come back here) */
+    PyTypeObject *tp = (PyTypeObject *)type;
+    PyObject *result = tp->tp_new(tp, tuple, kwds);
+    if (result != NULL && tp->tp_init(result, tuple, kwds) < 0)
+        Py_CLEAR(result);
+    Py_DECREF(tuple);
+    Py_XDECREF(kwds);
+    return result;
+}
+
+/* The fields as a tuple (NULL with AttributeError for a deleted one, as the dataclass). */
+static PyObject *record_tuple(JobRecordObject *self) {
+    PyObject *t = PyTuple_New(RECORD_FIELDS);
+    if (t == NULL)
+        return NULL;
+    for (int i = 0; i < RECORD_FIELDS; i++) {
+        PyObject *v = PyObject_GetAttrString((PyObject *)self, record_names[i]);
+        if (v == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+static PyObject *record_richcompare(PyObject *a, PyObject *b, int op) {
+    /* (the dataclass's __eq__: the fields of records of the very same class; `!=` is its
+     * negation, as object's __ne__ makes it) */
+    if ((op != Py_EQ && op != Py_NE) || Py_TYPE(a) != Py_TYPE(b))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *ta = record_tuple((JobRecordObject *)a);
+    if (ta == NULL)
+        return NULL;
+    PyObject *tb = record_tuple((JobRecordObject *)b);
+    if (tb == NULL) {
+        Py_DECREF(ta);
+        return NULL;
+    }
+    PyObject *result = PyObject_RichCompare(ta, tb, op);
+    Py_DECREF(ta);
+    Py_DECREF(tb);
+    return result;
+}
+
+static PyObject *record_repr(JobRecordObject *self) {
+    PyObject *qualname = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__qualname__");
+    if (qualname == NULL)
+        return NULL;
+    PyObject *t = record_tuple(self);
+    if (t == NULL) {
+        Py_DECREF(qualname);
+        return NULL;
+    }
+    PyObject *r = NULL;
+    int entered = Py_ReprEnter((PyObject *)self);
+    if (entered > 0) {
+        r = PyUnicode_FromString("...");  /* (as dataclasses' recursive_repr) */
+    } else if (entered == 0) {
+        PyObject **v = &PyTuple_GET_ITEM(t, 0);
+        r = PyUnicode_FromFormat("%U(job=%R, final_state=%R, starting_time=%R, end_time=%R, "
+                                 "alloc=%R, consumed_energy=%R, metadata=%R)", qualname, v[0],
+                                 v[1], v[2], v[3], v[4], v[5], v[6]);
+        Py_ReprLeave((PyObject *)self);
+    }
+    Py_DECREF(t);
+    Py_DECREF(qualname);
+    return r;
+}
+
+static PyObject *record_reduce(JobRecordObject *self, PyObject *unused) {
+    PyObject *t = record_tuple(self);
+    if (t == NULL)
+        return NULL;
+    return Py_BuildValue("(ON)", (PyObject *)Py_TYPE(self), t);
+}
+
+static PyMethodDef record_methods[] = {
+    {"__reduce__", (PyCFunction)record_reduce, METH_NOARGS, "for copy and pickle"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef record_members[] = {
+    {"job", T_OBJECT_EX, offsetof(JobRecordObject, f[0]), 0, NULL},
+    {"final_state", T_OBJECT_EX, offsetof(JobRecordObject, f[1]), 0, NULL},
+    {"starting_time", T_OBJECT_EX, offsetof(JobRecordObject, f[2]), 0, NULL},
+    {"end_time", T_OBJECT_EX, offsetof(JobRecordObject, f[3]), 0, NULL},
+    {"alloc", T_OBJECT_EX, offsetof(JobRecordObject, f[4]), 0, NULL},
+    {"consumed_energy", T_OBJECT_EX, offsetof(JobRecordObject, f[5]), 0, NULL},
+    {"metadata", T_OBJECT_EX, offsetof(JobRecordObject, f[6]), 0, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject JobRecordType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "batsim_py.output.jobs_csv.JobRecord",
+    .tp_doc = "A job as it ended: what its row of jobs.csv needs (output/jobs_csv.py).",
+    .tp_basicsize = sizeof(JobRecordObject),
+    /* (no Py_TPFLAGS_HAVE_GC: see above) */
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)record_init,
+    .tp_vectorcall = record_vectorcall,
+    .tp_dealloc = (destructor)record_dealloc,
+    .tp_repr = (reprfunc)record_repr,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_richcompare = record_richcompare,
+    .tp_methods = record_methods,
+    .tp_members = record_members,
+};
+
+/* After PyType_Ready: the dataclass's class attributes that code may read. */
+static int record_type_attributes(void) {
+    PyObject *names = PyTuple_New(RECORD_FIELDS);
+    if (names == NULL)
+        return -1;
+    for (int i = 0; i < RECORD_FIELDS; i++) {
+        PyObject *name = PyUnicode_InternFromString(record_names[i]);
+        if (name == NULL) {
+            Py_DECREF(names);
+            return -1;
+        }
+        PyTuple_SET_ITEM(names, i, name);
+    }
+    int rc = PyDict_SetItemString(JobRecordType.tp_dict, "__match_args__", names);
+    Py_DECREF(names);
+    PyType_Modified(&JobRecordType);
+    return rc;
+}
+
+
 static PyObject *fixed6(PyObject *module, PyObject *arg) {
     double x = PyFloat_AsDouble(arg);
     if (x == -1.0 && PyErr_Occurred())
@@ -2311,7 +2528,8 @@ PyMODINIT_FUNC PyInit__ctext(void) {
         return NULL;
     if (PyType_Ready(&TraceEventsType) < 0 || PyType_Ready(&StateLogType) < 0
         || PyType_Ready(&JobLogType) < 0 || check_range_fields() < 0
-        || check_array_fields() < 0)
+        || check_array_fields() < 0 || PyType_Ready(&JobRecordType) < 0
+        || record_type_attributes() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
@@ -2319,9 +2537,11 @@ PyMODINIT_FUNC PyInit__ctext(void) {
     Py_INCREF(&TraceEventsType);
     Py_INCREF(&StateLogType);
     Py_INCREF(&JobLogType);
+    Py_INCREF(&JobRecordType);
     if (PyModule_AddObject(m, "TraceEvents", (PyObject *)&TraceEventsType) < 0
         || PyModule_AddObject(m, "StateLog", (PyObject *)&StateLogType) < 0
         || PyModule_AddObject(m, "JobLog", (PyObject *)&JobLogType) < 0
+        || PyModule_AddObject(m, "JobRecord", (PyObject *)&JobRecordType) < 0
         || PyModule_AddIntConstant(m, "API", API_VERSION) < 0
         || PyModule_AddIntConstant(m, "FAST_ARRAYS", array_fields_ok) < 0) {
         Py_DECREF(&TraceEventsType);

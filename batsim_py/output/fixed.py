@@ -18,7 +18,7 @@ from batsim_py.native import c_extension
 
 # The native writer's API version (output/_ctext.c's API_VERSION): a build of an older source
 # is not used.
-NATIVE_API = 6
+NATIVE_API = 7
 # Written by setup.py's build when it could not build the native writer: why (one line).
 WRITER_NOT_BUILT = "_writer_not_built.txt"
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from types import MemberDescriptorType, ModuleType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -56,6 +56,17 @@ class JobRecord:
     alloc: Sequence[int]
     consumed_energy: object  # long double joules with -E, None without
     metadata: str
+
+
+PURE_JOB_RECORD = JobRecord  # (the reference, which tests compare the C type with)
+if not TYPE_CHECKING and native_text() is not None:
+    # The same record as a C type where the native writer is built (output/_ctext.c): cheaper
+    # to make, read by the writer at fixed offsets as this dataclass's slots are, and not
+    # tracked by the cyclic garbage collector (a record never refers back to a record), whose
+    # passes over the young objects otherwise scan every record a run keeps (f_50k: 49,000
+    # once). It behaves as this class does (constructor, attributes, ==, repr, copy, pickle,
+    # subclasses); BATSIM_PY_PURE keeps this class, the reference.
+    JobRecord = native_text().JobRecord  # noqa: F811
 
 
 @dataclass(frozen=True, slots=True)

@@ -245,13 +245,27 @@ class PajeTrace:
                                     self.jobs)
         behind = DropBehind(fd)
         position = os.lseek(fd, 0, os.SEEK_CUR)
+        # A trace that will pass STREAM_AFTER goes direct from its first page: its first
+        # 256 MB through the cache cost more system time than the rest of a 13 GB trace's
+        # direct writes (0.15-0.35 s against 0.2 s per 2.65 GB here).
+        huge = self.estimated_size() >= stream.STREAM_AFTER
         r, count = 0, len(self.times)
         while r < count:
-            r, written = events.write(fd, r, step, position >= stream.STREAM_AFTER)
+            r, written = events.write(fd, r, step, huge or position >= stream.STREAM_AFTER)
             position += written
             behind.advance(position)
         out.seek(position)  # (the buffered file's position, after writes to its descriptor)
         return position
+
+    def estimated_size(self) -> int:
+        """About the events' bytes, from the widths of up to 1,024 jobs: a line of about 30
+        bytes (`6 0.000000 machine_state m0 w`, most are longer) per machine of each record.
+        A guess for choosing how to write, never a length."""
+        allocs = self.allocs
+        if not allocs or not self.times:
+            return 0
+        sample = allocs[::max(1, len(allocs) // 1024)]
+        return len(self.times) * sum(map(len, sample)) // len(sample) * 30
 
     def _head_chunks(self) -> Iterator[str]:
         """The header, the types and the containers: the text before the events."""

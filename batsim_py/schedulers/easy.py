@@ -148,7 +148,8 @@ class EasyBackfill(DecisionProcess):
         self._masks_exact = True
         self._nb_compute = 0
         self._nb_keys = 1  # the number of machines, as a key's base (`_start`)
-        self._blocks: dict[int, range] = {}  # the allocations given, by first and last machine
+        # The allocations given (a range: O(1) memory) and their masks, by first and last machine
+        self._blocks: dict[int, tuple[range, int]] = {}
         self._waiting: list[_Job] = []
         self._sizes = _SizeIndex()  # sizes of `_waiting`, same order
         self._running: list[_Job] = []  # sorted by estimated end, ties in insertion order
@@ -251,7 +252,18 @@ class EasyBackfill(DecisionProcess):
         """Run `job` on machines `lo`.. from `now` (they were just taken from the free list)."""
         job.lo = lo
         job.hi = hi = lo + job.req - 1
-        job.mask = mask = ((1 << (hi - lo + 1)) - 1) << lo
+        # A range and a mask per block of machines, kept: making the range (`range()`'s
+        # generic call and argument checks) and the mask (three operations on long integers
+        # beyond 62 machines, each a new object) cost more than the look-up.
+        key = lo * self._nb_keys + hi
+        kept = self._blocks.get(key)
+        if kept is None:
+            if len(self._blocks) >= _BLOCKS_KEPT:
+                self._blocks.clear()  # (bounded: a few MB at most)
+            kept = (range(lo, hi + 1), ((1 << (hi - lo + 1)) - 1) << lo)
+            self._blocks[key] = kept
+        block, mask = kept
+        job.mask = mask
         free_mask = self._free_mask
         if free_mask & mask == mask:  # (few operations on these long integers)
             self._free_mask = free_mask ^ mask
@@ -270,14 +282,6 @@ class EasyBackfill(DecisionProcess):
                 self._held_head = None
         running = self._running
         running.insert(_after_end(running, end), job)
-        # A range: O(1) memory. One per block of machines, kept: making one (`range()`'s
-        # generic call and argument checks) cost more than the look-up.
-        key = lo * self._nb_keys + hi
-        block = self._blocks.get(key)
-        if block is None:
-            if len(self._blocks) >= _BLOCKS_KEPT:
-                self._blocks.clear()  # (bounded: a few MB at most)
-            self._blocks[key] = block = range(lo, hi + 1)
         out.append(ExecuteJob(now, job.id, block))
 
     def _survey(self) -> None:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from heapq import heappop
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from batsim_py.decision import events as ev
@@ -56,6 +55,7 @@ from batsim_py.sim.engine import (
     WINDOW,
     Actor,
     Engine,
+    sleep_pop,
 )
 from batsim_py.sim.jobs import job_process
 from batsim_py.sim.submitter import sleep_gap, submission_order
@@ -78,7 +78,6 @@ _READY: Final[tuple[str, ...]] = ("SCHED_READY",)
 # instead of a look-up in this module's dict at every use.
 _DELAY: Final = DelayProfile
 _SET_JOB_METADATA: Final = SetJobMetadata
-_heappop: Final = heappop
 # What a request-reply actor holds once its events were handed over (never appended to).
 _NO_EVENTS: Final[list[Any]] = []
 
@@ -743,7 +742,7 @@ class Lean:
         now = engine.now
         if not (delta >= 0.0 and delta < INF and now + delta < INF):
             return engine._step()  # (its checks and errors)
-        _heappop(heap)
+        sleep_pop(heap)
         engine.advance(delta)  # (the clock and the step record, as _step keeps them)
         engine._idle = 0
         actor = s.actor

@@ -1012,7 +1012,7 @@ class Simulation:
             n = len(alloc)
             lo, hi = (alloc[0], alloc[-1] + 1) if n else (0, -1)
         if not (n and 0 <= lo and hi <= nb and hi - lo == n
-                and self.machine_states.state.count(_IDLE, lo, hi) == n):
+                and _all_idle(self.machine_states.state, lo, hi)):
             if not n:
                 raise SchedulerError(f"{_execute_where(decision, now)}: the allocation is empty")
             # Not a block of idle machines (the usual case, where nothing runs): check each.
@@ -1461,6 +1461,19 @@ _IDLE: Final = IDLE
 _JOB_RECORD: Final = jobs_csv.JobRecord
 _DELAY: Final = DelayProfile
 _SET_JOB_METADATA: Final = SetJobMetadata  # (variable-length: one boxed tuple, see lean._GET)
+
+
+def _all_idle(state: bytearray, lo: int, hi: int) -> bool:
+    """Whether machines `lo` to `hi - 1` are all idle (`state.count(IDLE, lo, hi) == hi - lo`).
+    Compiled, a loop over a few machines costs less than the `count` method's call with its
+    argument parsing (f_50k, 17 machines a job: 51 M instructions in all -> 35 M); wide
+    allocations take `count`."""
+    if hi - lo > 32:
+        return state.count(_IDLE, lo, hi) == hi - lo
+    for m in range(lo, hi):
+        if state[m] != _IDLE:
+            return False
+    return True
 
 
 def _ignore(msg: tuple) -> None:

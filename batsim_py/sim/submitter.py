@@ -26,16 +26,42 @@ LD = np.longdouble
 def submission_order(workload: Workload) -> list[Job]:
     """Jobs by (subtime, full id as a string): Batsim compares ids as strings (`w0!10` < `w0!5`).
 
-    Jobs already in strictly increasing subtimes (generated workloads, most traces) are in
-    that order as they are: checked in one pass, without a key tuple per job and a sort."""
+    Jobs already in non-decreasing subtimes (generated workloads, most traces) keep that order
+    but for each run of equal subtimes, sorted by id: checked in one pass, without a key tuple
+    per job and a sort of them all (a million jobs: 0.2-0.4 s, and twenty collections of the
+    young objects scanning the keys, 0.35 s more inside a run)."""
     jobs = workload.jobs
     last = -math.inf
+    ties: list[int] = []  # where runs of equal subtimes end (one index per tie)
+    i = 0
     for job in jobs:
         subtime: float = job.subtime
-        if not subtime > last:  # (a tie, a step back, or NaN: the sort decides)
+        if subtime > last or i == 0:
+            last = subtime
+        elif subtime == last:
+            ties.append(i)
+        else:  # (a step back, or NaN: the sort decides)
             return sorted(jobs, key=_subtime_and_id)
-        last = subtime
-    return list(jobs)
+        i += 1
+    order = list(jobs)
+    if ties:
+        _sort_ties(order, ties)
+    return order
+
+
+def _sort_ties(order: list[Job], ties: list[int]) -> None:
+    """Sort by id each run of equal subtimes of `order` (non-decreasing subtimes; `ties`: the
+    index of every job with the subtime of the one before it, increasing): then `order` is
+    sorted by (subtime, id), as `sorted(order, key=_subtime_and_id)` would."""
+    k = 0
+    while k < len(ties):
+        end = ties[k]
+        start = end - 1  # the run's first job
+        while k + 1 < len(ties) and ties[k + 1] == end + 1:
+            k += 1
+            end += 1
+        order[start:end + 1] = sorted(order[start:end + 1], key=_id)
+        k += 1
 
 
 def submitter_process(sim: Simulation, workload: Workload) -> Generator[tuple, Any, None]:
@@ -71,6 +97,7 @@ def sleep_gap(due: float, current: float) -> float:
 
 _subtime = attrgetter("subtime")
 _subtime_and_id = attrgetter("subtime", "id")
+_id = attrgetter("id")
 _timestamp = attrgetter("timestamp")
 
 

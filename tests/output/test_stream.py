@@ -174,3 +174,42 @@ def fcntl_flags(fd: int) -> int:
     import fcntl
 
     return fcntl.fcntl(fd, fcntl.F_GETFL)
+
+
+@pytest.mark.parametrize("jobs", [3, 400])
+def test_a_trace_estimated_past_the_threshold_is_direct_from_its_start(
+        native, monkeypatch, tmp_path: Path, jobs: int) -> None:  # noqa: ANN001
+    """`write_body` asks for direct writes from its first block when the trace's estimated
+    size passes STREAM_AFTER (400 jobs of 4 machines: about 96 kB, past 64 kB), and only past
+    STREAM_AFTER otherwise (3 jobs); the same bytes either way."""
+    from batsim_py.output import paje
+
+    asked: list[bool] = []
+
+    class Recording:  # TraceEvents, its `direct` arguments recorded
+        def __init__(self, *args) -> None:  # noqa: ANN002
+            self.events = native.TraceEvents(*args)
+
+        def write(self, fd: int, lo: int, limit: int, direct: bool = False):  # noqa: ANN201
+            asked.append(direct)
+            return self.events.write(fd, lo, limit, direct)
+
+    class Native:  # the native module, TraceEvents recording
+        TraceEvents = Recording
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(native, name)
+
+    monkeypatch.setattr(paje, "native_text", lambda: Native())
+    monkeypatch.setattr(stream, "STREAM_AFTER", 64 << 10)
+    trace = PajeTrace([f"h{i}" for i in range(64)])
+    for j in range(jobs):
+        trace.job_starts(str(j), range(j % 60, j % 60 + 4), float(j))
+        trace.job_ends(str(j), range(j % 60, j % 60 + 4), j + 0.5)
+    assert (trace.estimated_size() >= stream.STREAM_AFTER) == (jobs == 400)
+    expected = "".join(trace.body_chunks()).encode()
+    with open(tmp_path / "t", "wb") as out:
+        assert trace.write_body(out, step=8192) == len(expected)
+    assert (tmp_path / "t").read_bytes() == expected
+    assert asked and asked[0] == (jobs == 400)
+    assert all(asked) == (jobs == 400)

@@ -76,7 +76,9 @@ def _workload(subtimes: list[float], names: list[str]) -> Workload:
 
 @pytest.mark.parametrize("subtimes", [
     [0.0, 1.0, 2.5, 7.0],  # strictly increasing: kept as given
-    [0.0, 1.0, 1.0, 2.0],  # a tie: ids compared as strings
+    [0.0, 1.0, 1.0, 2.0],  # a tie, ids in order as strings ("w0!10" < "w0!2"): kept
+    [0.0, 0.0, 1.0, 2.0],  # a tie, ids out of order as strings ("w0!5" > "w0!10"): sorted
+    [float("-inf"), float("-inf"), 1.0, 2.0],
     [5.0, 1.0, 3.0, 0.0],  # out of order
     [0.0, float("nan"), 1.0, 2.0],
 ])
