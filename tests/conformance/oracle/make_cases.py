@@ -116,6 +116,7 @@ def make(seed: int, kind: str, sched: str, energy: bool, port: int) -> None:
     codes = batsim.wait(timeout=120), scheduler.wait(timeout=30)
     assert codes == (0, 0), (name, codes)
     (d / "expected" / "out_schedule.trace").unlink(missing_ok=True)  # (not compared)
+    (d / "out_events.csv").unlink(missing_ok=True)  # (schedFcfs's own log)
     case = {"platform": f"../platforms/{platform}", "workloads": ["workload.json"],
             "events": [], "scheduler": {"kind": "pybatsim", "name": sched, "options": {}},
             "batsim_args": args, "transcript": False, "seed": 1000 + seed}
