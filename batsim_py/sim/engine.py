@@ -151,9 +151,13 @@ def sleep_push(heap: list[_Sleep], item: _Sleep) -> None:
         _heappush(heap, item)
         return
     heap.append(item)
+    _sift_down(heap, item, len(heap) - 1)
+
+
+def _sift_down(heap: list[_Sleep], item: _Sleep, pos: int) -> None:
+    """heapq's `_siftdown`: `item` goes to `pos`, or up past the parents it sorts before."""
     end = item.end
     seq = item.seq
-    pos = len(heap) - 1
     while pos > 0:
         parentpos = (pos - 1) >> 1
         parent = heap[parentpos]
@@ -188,17 +192,7 @@ def sleep_pop(heap: list[_Sleep]) -> _Sleep:
         heap[pos] = heap[childpos]
         pos = childpos
         childpos = 2 * pos + 1
-    end = last.end
-    seq = last.seq
-    while pos > 0:
-        parentpos = (pos - 1) >> 1
-        parent = heap[parentpos]
-        if end < parent.end or (end == parent.end and seq < parent.seq):
-            heap[pos] = parent
-            pos = parentpos
-            continue
-        break
-    heap[pos] = last
+    _sift_down(heap, last, pos)
     return top
 
 
